@@ -1,0 +1,44 @@
+"""diveval: diversity metrics for generated text, dialogue responses first.
+
+Two settings (Tevet & Berant 2021): a *corpus* is a list of strings (one response per context);
+*sets* are a list of lists of strings (several responses per context, scored per set then
+averaged). Every result is a frozen :class:`Score` with ``.value``, ``.items`` and ``.signature``.
+
+Heavy libraries are imported only when a function that needs them is first used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from ._version import __version__
+
+# public name -> "module:attribute", resolved on first access (PEP 562) to keep import cheap.
+_LAZY = {
+    "Score": "diveval.results:Score",
+    "score": "diveval.api:score",
+    "metrics": "diveval.api:metrics",
+    "distinct": "diveval.lexical.distinct:distinct",
+    "avg_distinct": "diveval.lexical.distinct:avg_distinct",
+    "ead": "diveval.lexical.ead:ead",
+    "cosine_diversity": "diveval.lexical.cosine:cosine_diversity",
+    "get_tokenizer": "diveval.text.tokenizers:get_tokenizer",
+    "InputError": "diveval.errors:InputError",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'diveval' has no attribute {name!r}")
+    module, attr = target.split(":")
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

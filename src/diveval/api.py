@@ -1,0 +1,55 @@
+"""``diveval.score``: several registered metrics over one input, tokenized once."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .data import as_setting
+from .errors import InputError
+from .registry import default_metrics, get_metric
+from .results import Score
+
+
+def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> dict[str, Score]:
+    """Score a corpus (list of str) or sets (list of lists of str) with registered metrics.
+
+    metrics: registry names (``diveval.metrics()`` lists them); by default the lexical metrics
+    that support the input's setting. options: tokenizer, lowercase, vocab, nli_model, ... each
+    metric takes the ones it declares.
+
+    >>> score([["a b", "a c"]], metrics=["distinct-1"])["distinct-1"].value
+    0.75
+    """
+    setting, items = as_setting(data)
+    names = list(metrics) if metrics is not None else default_metrics(setting)
+    chosen = [get_metric(n) for n in names]
+    for m in chosen:
+        if not m.supports(setting):
+            raise InputError(
+                f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
+                f"not the {setting} setting of this input"
+            )
+    prepared_cache: dict[tuple, Any] = {}
+    results: dict[str, Score] = {}
+    for m in chosen:
+        results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
+    return results
+
+
+def _shared_input(items: list, metric, options: dict, cache: dict) -> Any:
+    """Tokenize once per (tokenizer, lowercase) for all lexical metrics of a run."""
+    if "tokenizer" not in metric.options:
+        return items
+    from .text.prepared import prepare
+
+    key = (options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
+    if key not in cache:
+        cache[key] = prepare(items, key[0], key[1])
+    return cache[key]
+
+
+def metrics() -> dict[str, str]:
+    """{name: one-line description} of every registered metric."""
+    from .registry import all_metrics
+
+    return {name: m.description for name, m in all_metrics().items()}

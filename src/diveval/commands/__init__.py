@@ -1,0 +1,11 @@
+"""One module per `diveval` subcommand: ``add_parser(subparsers)`` and ``run(args) -> int``."""
+
+import argparse
+
+
+def help_formatter():
+    return argparse.RawDescriptionHelpFormatter
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

@@ -1,0 +1,1 @@
+"""Diversity Threshold Generation."""

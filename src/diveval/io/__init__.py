@@ -1,0 +1,1 @@
+"""Readers and writers: txt, jsonl, csv and the public data formats."""

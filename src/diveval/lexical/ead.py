@@ -1,0 +1,93 @@
+"""Expectation-Adjusted Distinct (Liu et al. 2022).
+
+EAD = N / (V * (1 - ((V-1)/V)^C)): the distinct count N divided by its expectation when C tokens
+are drawn uniformly from a vocabulary of V, so that, unlike Distinct, it does not fall as
+responses get longer. (1 - 1/V)^C is computed as exp(C * log1p(-1/V)) and the difference as
+-expm1(...), which stays exact for C up to 1e9 and beyond (no underflow, no 0/0).
+
+EAD-n (n > 1) is the same formula over n-grams: N distinct n-grams, C n-grams, V**n possible
+n-grams. This extension is diveval's, documented as such; the paper defines the unigram case.
+
+Rule for empty input: no token (C = 0) gives EAD 0.0, like Distinct.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+from ..errors import InputError
+from ..results import Score
+from ..text.prepared import prepare
+from ..text.tokenizers import Tokenizer, get_tokenizer
+from .counts import lexical_score, ngram_statistics
+
+BERT_VOCAB_SIZE = 30522
+
+Vocab = Union[int, str, Sequence[str]]
+
+
+def expected_distinct(total: float, vocab_size: float) -> float:
+    """E[number of distinct items] after ``total`` uniform draws from ``vocab_size`` items."""
+    if total <= 0:
+        return 0.0
+    return vocab_size * -math.expm1(total * math.log1p(-1.0 / vocab_size))
+
+
+def ead_value(distinct_count: float, total: float, vocab_size: float) -> float:
+    """N / E[N]; 0.0 when there is nothing to count."""
+    expected = expected_distinct(total, vocab_size)
+    return distinct_count / expected if expected > 0 else 0.0
+
+
+def resolve_vocab_size(vocab: Vocab, tokenizer: Tokenizer) -> tuple[int, str]:
+    """(V, how V was chosen for the signature)."""
+    if isinstance(vocab, bool):
+        raise InputError("vocab must be an integer, 'tokenizer', or a list of texts")
+    if isinstance(vocab, (int, np.integer)):
+        if vocab < 1:
+            raise InputError(f"vocabulary size must be at least 1, got {vocab}")
+        return int(vocab), str(int(vocab))
+    if isinstance(vocab, str):
+        if vocab != "tokenizer":
+            raise InputError(f"vocab must be an integer, 'tokenizer' or a list of texts, got {vocab!r}")
+        if tokenizer.vocab_size is None:
+            raise InputError(
+                f"the {tokenizer.name} tokenizer has no fixed vocabulary; "
+                "give vocab as an integer or a corpus"
+            )
+        return tokenizer.vocab_size, f"{tokenizer.name}({tokenizer.vocab_size})"
+    texts = list(vocab)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise InputError("a vocabulary corpus must be a non-empty list of texts")
+    size = len({tok for toks in tokenizer.tokenize_many(texts) for tok in toks})
+    if size == 0:
+        raise InputError("the vocabulary corpus has no tokens")
+    return size, f"corpus({size})"
+
+
+def ead(
+    texts: Any,
+    n: int = 1,
+    vocab: Vocab = BERT_VOCAB_SIZE,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """EAD of a corpus, or of each set then the mean.
+
+    vocab: an integer V (default 30522, BERT's), ``"tokenizer"`` for the tokenizer's vocabulary
+    size, or a list of texts whose distinct tokens (under the same tokenizer) give V.
+    """
+    tok = get_tokenizer(tokenizer, lowercase)
+    size, how = resolve_vocab_size(vocab, tok)
+    prep = prepare(texts, tok, lowercase, setting)
+    uniq, total = ngram_statistics(prep, [n])[n]
+    space = float(size) ** n
+    values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
+    return lexical_score("ead", values, prep, {"n": n, "V": how})
+
+
+

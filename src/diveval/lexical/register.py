@@ -1,0 +1,22 @@
+"""Registry entries of the lexical diversity metrics."""
+
+from __future__ import annotations
+
+from ..registry import Metric, register
+from ..results import SETS
+from .cosine import cosine_diversity
+from .distinct import avg_distinct, distinct
+from .ead import ead
+
+for _n in range(1, 6):
+    register(Metric(f"distinct-{_n}", f"unique {_n}-grams / all {_n}-grams, pooled (Li et al. 2016)",
+                    distinct, fixed={"n": _n}, default=_n <= 2))
+register(Metric("avg-distinct", "mean of distinct-1..5 (Tevet & Berant's distinct-n)",
+                avg_distinct, default=True))
+register(Metric("ead", "Expectation-Adjusted Distinct of unigrams, V=30522 by default (Liu et al. 2022)",
+                ead, options=("tokenizer", "lowercase", "vocab"), fixed={"n": 1}, default=True))
+for _n in range(2, 5):
+    register(Metric(f"ead-{_n}", f"EAD over {_n}-grams with V**{_n} possible {_n}-grams (diveval's extension)",
+                    ead, options=("tokenizer", "lowercase", "vocab"), fixed={"n": _n}))
+register(Metric("cos-diversity", "minus mean pairwise n-gram cosine similarity, n=1..5 (Tevet & Berant)",
+                cosine_diversity, settings=(SETS,), default=True))

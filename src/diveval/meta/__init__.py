@@ -1,0 +1,1 @@
+"""Meta-evaluation: correlations, bootstrap intervals, Tevet & Berant tests, length bias."""

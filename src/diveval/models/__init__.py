@@ -1,0 +1,1 @@
+"""Model backends behind small protocols (NLIModel, Embedder, Generator) and score caching."""

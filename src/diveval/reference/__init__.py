@@ -1,0 +1,1 @@
+"""Reference-based metrics: LSDSCC, multi-reference metrics, SCARCE reference augmentation."""

@@ -1,0 +1,86 @@
+"""The metric registry: one plain dict from name to metric, shared by the API and the CLI.
+
+A metric module registers its entries when imported; ``catalog.py`` lists those modules, so the
+registry is filled on first use and ``import diveval`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from .errors import InputError
+from .results import CORPUS, SETS, Score
+
+#: Options a metric may accept; the CLI maps its flags to these names.
+KNOWN_OPTIONS = (
+    "tokenizer",
+    "lowercase",
+    "vocab",
+    "nli_model",
+    "embedding_model",
+    "device",
+    "batch_size",
+    "cache_dir",
+    "aligner",
+    "references",
+    "reference_groups",
+    "progress",
+)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered metric: ``compute(data, **fixed, **options) -> Score``.
+
+    settings: which of corpus / sets it supports; options: which run-wide options it takes
+    (anything else the caller passes is ignored for this metric); fixed: its own parameters,
+    e.g. ``{"n": 2}`` for distinct-2; extra: the pip extra its backend needs, if any.
+    """
+
+    name: str
+    description: str
+    compute: Callable[..., Score]
+    settings: tuple[str, ...] = (CORPUS, SETS)
+    options: tuple[str, ...] = ("tokenizer", "lowercase")
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    extra: str | None = None
+    default: bool = False  # part of `diveval score` when no --metric is given
+
+    def __call__(self, data: Any, **options: Any) -> Score:
+        kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
+        return self.compute(data, **self.fixed, **kwargs)
+
+    def supports(self, setting: str) -> bool:
+        return setting in self.settings
+
+
+METRICS: dict[str, Metric] = {}
+
+
+def register(metric: Metric) -> Metric:
+    if metric.name in METRICS:
+        raise ValueError(f"metric {metric.name!r} is registered twice")
+    unknown = set(metric.options) - set(KNOWN_OPTIONS)
+    if unknown:
+        raise ValueError(f"metric {metric.name!r} takes unknown options {sorted(unknown)}")
+    METRICS[metric.name] = metric
+    return metric
+
+
+def all_metrics() -> dict[str, Metric]:
+    from . import catalog
+
+    catalog.load()
+    return METRICS
+
+
+def get_metric(name: str) -> Metric:
+    metrics = all_metrics()
+    if name not in metrics:
+        raise InputError(f"unknown metric {name!r}; `diveval metrics` lists them")
+    return metrics[name]
+
+
+def default_metrics(setting: str) -> list[str]:
+    return [m.name for m in all_metrics().values() if m.default and m.supports(setting)]

