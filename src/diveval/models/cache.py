@@ -1,0 +1,229 @@
+"""Score caching for model-backed metrics: each (premise, hypothesis) pair and each text is sent to
+a model at most once.
+
+Two wrappers, each implementing the protocol of the model it wraps:
+
+- ``CachedNLI(model)``: an ``NLIModel`` whose ``predict`` sends the model only the pairs it has not
+  seen yet (de-duplicated within the call too), in ONE call, and returns the full [n, 3] matrix;
+- ``CachedEmbedder(embedder)``: an ``Embedder`` whose ``encode`` encodes each unique text once.
+
+Both keep results in memory for the life of the wrapper; with ``cache_dir`` they also read and
+write an SQLite file ``<cache_dir>/diveval-cache.sqlite``, keyed by the model's name and weight
+fingerprint and the texts, so a second run (another process) skips the model entirely.
+
+Counters (``calls``, ``requested``, ``computed``, ``memory_hits``, ``disk_hits``; ``stats()``)
+tell how much work the model did, e.g. for benchmarks or for incremental scoring::
+
+    nli = CachedNLI(model)               # or cached_nli(model, cache_dir) to share one wrapper
+    p = nli.predict(["a", "b"], ["b", "a"])   # model called on 2 pairs
+    p = nli.predict(["a", "c"], ["b", "a"])   # model called on 1 pair: ("c", "a")
+    nli.stats()  # {'calls': 2, 'requested': 4, 'computed': 3, 'memory_hits': 1, 'disk_hits': 0}
+
+Values are stored as float64 (NLI probabilities) and float32 (embeddings), and returned in that
+dtype on every run, so a cached run gives bit-identical scores to the run that filled the cache.
+``cached_nli`` / ``cached_embedder`` return one shared wrapper per (model, cache_dir) in a process,
+so several metrics of one run (nli-baseline, nli-counts, ...) share one cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+CACHE_FILE = "diveval-cache.sqlite"
+_SQL_CHUNK = 500  # keys per SELECT ... IN (...), below SQLite's parameter limit
+
+
+def _key(kind: str, name: str, fingerprint: str, *texts: str) -> bytes:
+    """A 20-byte digest that identifies (kind, model, texts); unambiguous thanks to the lengths."""
+    h = hashlib.blake2b(digest_size=20)
+    for part in (kind, name, fingerprint, *texts):
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+class DiskCache:
+    """A key -> float array store in one SQLite file; safe to share between processes (WAL)."""
+
+    def __init__(self, cache_dir: Union[str, Path]):
+        self.path = Path(cache_dir) / CACHE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:  # e.g. a network file system: the default journal works
+            pass
+        self._db.execute("CREATE TABLE IF NOT EXISTS scores (key BLOB PRIMARY KEY, value BLOB)")
+        self._db.commit()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        with self._lock:
+            for s in range(0, len(keys), _SQL_CHUNK):
+                chunk = list(keys[s : s + _SQL_CHUNK])
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk)
+                found.update(rows.fetchall())
+        return found
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO scores (key, value) VALUES (?, ?)", items)
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+_disk_caches: dict[str, DiskCache] = {}
+
+
+def disk_cache(cache_dir: Union[str, Path, None]) -> Optional[DiskCache]:
+    """One open DiskCache per folder and process (None when no folder is given)."""
+    if cache_dir is None:
+        return None
+    where = str(Path(cache_dir).resolve())
+    if where not in _disk_caches:
+        _disk_caches[where] = DiskCache(where)
+    return _disk_caches[where]
+
+
+class _Cached:
+    kind = ""
+
+    def __init__(self, model: Any, cache_dir: Union[str, Path, None] = None):
+        self.model = model
+        self.name = str(getattr(model, "name", type(model).__name__))
+        self.fingerprint = str(getattr(model, "fingerprint", ""))
+        if cache_dir is not None and not self.fingerprint:
+            raise ValueError(f"model {self.name!r} has no fingerprint; an on-disk cache needs one")
+        self.disk = disk_cache(cache_dir)
+        self._memory: dict[Any, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.calls = 0  # calls made to the wrapped model
+        self.requested = 0  # items asked of the wrapper
+        self.computed = 0  # items the wrapped model computed
+        self.memory_hits = 0
+        self.disk_hits = 0
+
+    def stats(self) -> dict[str, int]:
+        return {"calls": self.calls, "requested": self.requested, "computed": self.computed,
+                "memory_hits": self.memory_hits, "disk_hits": self.disk_hits}
+
+    def reset_stats(self) -> None:
+        self.calls = self.requested = self.computed = self.memory_hits = self.disk_hits = 0
+
+    def clear_memory(self) -> None:
+        self._memory.clear()
+
+    def _lookup(self, keys: list, compute, dtype) -> list[np.ndarray]:
+        """Values for ``keys`` (hashable, in order): memory, then disk, then ONE model call."""
+        with self._lock:
+            self.requested += len(keys)
+            missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
+            self.memory_hits += len(keys) - len(missing)
+            if missing and self.disk is not None:
+                digests = {k: _key(self.kind, self.name, self.fingerprint, *k) for k in missing}
+                stored = self.disk.get_many(list(digests.values()))
+                still = []
+                for k in missing:
+                    blob = stored.get(digests[k])
+                    if blob is None:
+                        still.append(k)
+                    else:
+                        self._memory[k] = np.frombuffer(blob, dtype=dtype)
+                self.disk_hits += len(missing) - len(still)
+                missing = still
+            if missing:
+                values = np.asarray(compute(missing), dtype=dtype)
+                if values.shape[0] != len(missing):
+                    raise ValueError(f"model {self.name!r} returned {values.shape[0]} rows "
+                                     f"for {len(missing)} inputs")
+                self.calls += 1
+                self.computed += len(missing)
+                for k, v in zip(missing, values):
+                    v = np.ascontiguousarray(v)
+                    v.setflags(write=False)
+                    self._memory[k] = v
+                if self.disk is not None:
+                    self.disk.put_many(
+                        (_key(self.kind, self.name, self.fingerprint, *k), self._memory[k].tobytes())
+                        for k in missing)
+            return [self._memory[k] for k in keys]
+
+
+class CachedNLI(_Cached):
+    """An NLIModel that computes each (premise, hypothesis) pair once; see the module docstring."""
+
+    kind = "nli"
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Probabilities [n, 3] (contradiction, neutral, entailment), float64."""
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        keys = list(zip(premises, hypotheses))
+        if not keys:
+            return np.zeros((0, 3))
+
+        def compute(pairs):
+            return self.model.predict([p for p, _ in pairs], [h for _, h in pairs])
+
+        return np.stack(self._lookup(keys, compute, np.float64))
+
+    def __repr__(self) -> str:
+        return f"CachedNLI({self.model!r})"
+
+
+class CachedEmbedder(_Cached):
+    """An Embedder that encodes each unique text once; see the module docstring."""
+
+    kind = "emb"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings [n, d], float32."""
+        keys = [(t,) for t in texts]
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+
+        def compute(items):
+            return self.model.encode([t for (t,) in items])
+
+        return np.stack(self._lookup(keys, compute, np.float32))
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.model!r})"
+
+
+_wrappers: dict[tuple, _Cached] = {}
+_wrappers_lock = threading.Lock()
+
+
+def _shared(cls, model: Any, cache_dir) -> Any:
+    if isinstance(model, cls) and (cache_dir is None or model.disk is disk_cache(cache_dir)):
+        return model
+    where = None if cache_dir is None else str(Path(cache_dir).resolve())
+    key = (cls.kind, id(model), where)
+    with _wrappers_lock:
+        found = _wrappers.get(key)
+        if found is None or found.model is not model:
+            found = _wrappers[key] = cls(model, cache_dir)
+        return found
+
+
+def cached_nli(model: Any, cache_dir: Union[str, Path, None] = None) -> CachedNLI:
+    """The process-wide CachedNLI of ``model`` (and ``cache_dir``); a CachedNLI is returned as is."""
+    return _shared(CachedNLI, model, cache_dir)
+
+
+def cached_embedder(model: Any, cache_dir: Union[str, Path, None] = None) -> CachedEmbedder:
+    """The process-wide CachedEmbedder of ``model`` (and ``cache_dir``)."""
+    return _shared(CachedEmbedder, model, cache_dir)
