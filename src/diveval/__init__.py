@@ -25,6 +25,9 @@ _LAZY = {
     "cosine_diversity": "diveval.lexical.cosine:cosine_diversity",
     "get_tokenizer": "diveval.text.tokenizers:get_tokenizer",
     "InputError": "diveval.errors:InputError",
+    "nli_diversity": "diveval.semantic.nli_diversity:nli_diversity",
+    "embedding_diversity": "diveval.semantic.embedding_diversity:embedding_diversity",
+    "vendi": "diveval.semantic.vendi:vendi",
 }
 
 __all__ = ["__version__", *_LAZY]

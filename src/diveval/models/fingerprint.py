@@ -1,0 +1,27 @@
+"""Short fingerprints of model weights: what a model-backed score's signature records."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+
+def state_dict_fingerprint(module: Any, *extra: str, length: int = 12) -> str:
+    """blake2b of every tensor of a torch module's state dict (names, dtypes, shapes, bytes) in
+    name order, plus ``extra`` strings (e.g. the label order); the first ``length`` hex digits.
+
+    Hashing the loaded tensors, not the files, gives the same fingerprint for the same weights
+    whatever the file format (safetensors, .bin, shards) or where they came from.
+    """
+    import torch
+
+    h = hashlib.blake2b(digest_size=16)
+    for name, tensor in sorted(module.state_dict().items()):
+        t = tensor.detach().to("cpu").contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}\n".encode())
+        if t.dtype == torch.bfloat16:  # numpy has no bfloat16: hash the raw 16-bit words
+            t = t.view(torch.int16)
+        h.update(t.numpy().tobytes())
+    for e in extra:
+        h.update(f"\n{e}".encode())
+    return h.hexdigest()[:length]

@@ -1,0 +1,170 @@
+"""NLI backend: any Hugging Face sequence-classification model with three NLI labels (transformers).
+
+The model's output columns are mapped to diveval's fixed order (contradiction, neutral, entailment)
+from ``config.id2label``, case-insensitively ("CONTRADICTION", "Contradiction", "contradiction" ...).
+Generic names ("LABEL_0", ...) say nothing about meaning, so such a model is refused unless the
+caller states the order with ``labels=``; so is any model whose labels do not name each of the three
+classes exactly once. Pairs are tokenized once, sorted by length and padded per batch (a batch costs
+what its longest pair costs), run under ``torch.inference_mode`` on CUDA when present.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ..errors import InputError, MissingDependencyError
+from .base import NLI_LABELS
+
+DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
+
+_SYNONYMS = {
+    "contradiction": "contradiction", "contradictory": "contradiction", "contradict": "contradiction",
+    "neutral": "neutral",
+    "entailment": "entailment", "entailed": "entailment", "entails": "entailment",
+}
+
+
+def map_nli_labels(id2label: Mapping[Any, str], labels: Optional[Sequence[str]] = None,
+                   model: str = "model") -> list[int]:
+    """Output column of each of (contradiction, neutral, entailment) for a model's ``id2label``.
+
+    ``labels``: the NLI label of each output column, in column order, for models whose config does
+    not name them (e.g. ``("entailment", "neutral", "contradiction")``).
+    """
+    n = len(id2label)
+    if labels is not None:
+        names = list(labels)
+        if len(names) != n:
+            raise InputError(f"{model}: labels= gives {len(names)} names for {n} outputs")
+    else:
+        names = [str(id2label[k]) for k in sorted(id2label, key=int)]
+    found: dict[str, list[int]] = {}
+    for col, raw in enumerate(names):
+        label = _SYNONYMS.get(str(raw).strip().lower().replace("_", " "))
+        if label is not None:
+            found.setdefault(label, []).append(col)
+    if n != 3 or any(len(found.get(lab, [])) != 1 for lab in NLI_LABELS):
+        hint = ("generic label names say nothing about their meaning; "
+                if all(str(x).upper().startswith("LABEL_") for x in names) else "")
+        raise InputError(
+            f"{model}: cannot map its labels {names} to contradiction/neutral/entailment; {hint}"
+            "an NLI model needs exactly one output for each (pass labels=[...] in the model's "
+            "output order if you know it)"
+        )
+    return [found[lab][0] for lab in NLI_LABELS]
+
+
+def pick_device(device: Optional[str] = None) -> str:
+    import torch
+
+    if device:
+        return str(device)
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def display_name(spec: str) -> str:
+    """What a signature calls a model: a hub name as given, a local folder by its last part."""
+    p = Path(spec)
+    return p.resolve().name if p.exists() else spec
+
+
+class HFNLIModel:
+    """An NLIModel over a transformers sequence-classification checkpoint (hub name or folder).
+
+    batch_size: pairs per forward pass; max_length: tokens per pair (longest-first truncation);
+    labels: column meanings when ``config.id2label`` does not name them; progress: a progress bar
+    over batches (None: when stderr is a terminal and the run has more than a few batches).
+    """
+
+    def __init__(self, name_or_path: str = DEFAULT_HF_NLI, *, device: Optional[str] = None,
+                 batch_size: int = 32, max_length: Optional[int] = None,
+                 labels: Optional[Sequence[str]] = None, progress: Optional[bool] = None):
+        try:
+            import torch  # noqa: F401
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        except ImportError:
+            raise MissingDependencyError("the Hugging Face NLI backend", "models") from None
+        from .fingerprint import state_dict_fingerprint
+
+        spec = str(name_or_path)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(spec)
+            self.model = AutoModelForSequenceClassification.from_pretrained(spec)
+        except (OSError, ValueError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
+        self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
+        self.device = pick_device(device)
+        self.model.to(self.device).eval()
+        self.batch_size = max(1, int(batch_size))
+        self.max_length = int(max_length or self._default_max_length())
+        self.progress = progress
+        self.name = display_name(spec)
+        self.fingerprint = state_dict_fingerprint(
+            self.model, "columns:" + ",".join(map(str, self.columns)),
+            f"max_length:{self.max_length}")
+
+    def _default_max_length(self) -> int:
+        limit = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(limit, int) and 0 < limit < 100_000:
+            return limit
+        return min(512, int(getattr(self.model.config, "max_position_embeddings", 512)))
+
+    def __repr__(self) -> str:
+        return f"HFNLIModel(name={self.name!r}, fingerprint={self.fingerprint!r}, device={self.device!r})"
+
+    def _batch_tensors(self, encoded: list[dict[str, list[int]]]):
+        import torch
+
+        width = max(len(e["input_ids"]) for e in encoded)
+        pad_id = self.tokenizer.pad_token_id or 0
+        left = getattr(self.tokenizer, "padding_side", "right") == "left"
+        feeds = {}
+        for field in encoded[0]:
+            fill = pad_id if field == "input_ids" else 0
+            arr = np.full((len(encoded), width), fill, dtype=np.int64)
+            for i, e in enumerate(encoded):
+                row = e[field]
+                if left:
+                    arr[i, width - len(row):] = row
+                else:
+                    arr[i, : len(row)] = row
+            feeds[field] = torch.from_numpy(arr).to(self.device)
+        return feeds
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str],
+                batch_size: Optional[int] = None) -> np.ndarray:
+        """Probabilities [n, 3] in the order (contradiction, neutral, entailment), float64."""
+        import torch
+
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        out = np.zeros((len(premises), 3), dtype=np.float64)
+        if not len(premises):
+            return out
+        bs = max(1, int(batch_size or self.batch_size))
+        enc = self.tokenizer(list(premises), list(hypotheses), truncation=True,
+                             max_length=self.max_length)
+        fields = [f for f in ("input_ids", "attention_mask", "token_type_ids") if f in enc]
+        rows = [{f: enc[f][i] for f in fields} for i in range(len(premises))]
+        # Longest first: an out-of-memory batch fails at once, and similar lengths share a batch.
+        order = np.argsort([-len(r["input_ids"]) for r in rows], kind="stable")
+        starts = range(0, len(order), bs)
+        show = self.progress
+        if show is None:
+            import sys
+
+            show = sys.stderr.isatty() and len(starts) > 4
+        from ..report.progress import track
+
+        cols = torch.tensor(self.columns, device=self.device)
+        with torch.inference_mode():
+            for s in track(starts, f"NLI {self.name}", total=len(starts), enabled=bool(show)):
+                b = order[s : s + bs]
+                logits = self.model(**self._batch_tensors([rows[i] for i in b])).logits
+                probs = torch.softmax(logits.float(), dim=-1).index_select(1, cols)
+                out[b] = probs.double().cpu().numpy()
+        return out

@@ -1,0 +1,72 @@
+"""Sent-BERT diversity (Tevet & Berant 2021), a sets-only metric: minus the mean cosine similarity
+of the sentence embeddings of every unordered pair of responses in a set; the mean over sets.
+
+Higher is more diverse; identical responses give -1. Each unique text is embedded once (one model
+call for the whole input, ``models.cache``), and a set's cosines are one matrix product. A text
+whose embedding is the zero vector has cosine 0 with everything (no direction to compare).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..data import as_setting
+from ..errors import InputError
+from ..results import SETS, Score, make_signature
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (float64); zero rows stay zero."""
+    x = np.asarray(x, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def embed_texts(texts: list[str], model: Any = None, *, batch_size: Optional[int] = None,
+                device: Optional[str] = None, cache_dir: Optional[str] = None):
+    """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once."""
+    from ..models.cache import cached_embedder
+    from ..models.resolve import resolve_embedder
+
+    emb = cached_embedder(resolve_embedder(model, device=device, batch_size=batch_size), cache_dir)
+    return emb.encode(texts), emb
+
+
+def embedding_diversity(sets: Any, model: Any = None, *, batch_size: Optional[int] = None,
+                        device: Optional[str] = None, cache_dir: Optional[str] = None,
+                        progress: Optional[bool] = None) -> Score:
+    """Minus the mean pairwise cosine similarity of each set's sentence embeddings, and the mean.
+
+    sets: a list of lists of strings, each with at least 2 responses. model: None (the offline
+    all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``.
+    """
+    del progress  # the embedder shows its own progress bar when stderr is a terminal
+    try:
+        _, items = as_setting(sets, SETS)
+    except InputError as err:
+        if "corpus setting" in str(err):
+            raise InputError("Sent-BERT diversity is defined on response sets (a list of lists "
+                             "of strings), not on a corpus") from None
+        raise
+    sizes = np.array([len(s) for s in items], dtype=np.int64)
+    small = np.flatnonzero(sizes < 2)
+    if small.size:
+        raise InputError(f"sent-bert compares responses in pairs: set {int(small[0])} has "
+                         f"{int(sizes[small[0]])} response(s), at least 2 are needed")
+    texts = [t for s in items for t in s]
+    vectors, emb = embed_texts(texts, model, batch_size=batch_size, device=device,
+                               cache_dir=cache_dir)
+    x = unit_rows(vectors)
+    values = np.empty(len(items))
+    start = 0
+    for k, m in enumerate(sizes):
+        block = x[start : start + m]
+        sims = block @ block.T
+        upper = np.triu_indices(int(m), k=1)
+        values[k] = -sims[upper].mean()
+        start += m
+    sig = make_signature("sent-bert", model=emb.name, fp=emb.fingerprint, sim="cosine",
+                         pairs="unordered", setting=SETS)
+    return Score("sent-bert", float(values.mean()), sig, SETS, values)

@@ -1,0 +1,185 @@
+"""The Vendi Score (Friedman & Dieng 2022): the effective number of distinct items in a sample.
+
+For n items with a similarity kernel K (K_ii = 1, positive semi-definite), let λ be the eigenvalues
+of K / n (they are >= 0 and sum to 1). The Vendi Score of order q > 0 is the exponential of the
+Rényi entropy of λ:
+
+    VS_q = exp( log(sum_i λ_i^q) / (1 - q) ),   VS_1 = exp(-sum_i λ_i log λ_i),   VS_inf = 1 / max λ
+
+so n identical items score 1 and n mutually orthogonal items score n, for every q. Here the kernel
+is always a cosine kernel K = X X^T of unit-length feature rows X [n, d], so the nonzero
+eigenvalues of K / n are those of X^T X / n; diveval takes the smaller of the two matrices.
+
+Kernels: ``embedding`` (sentence embeddings, default model: the offline all-MiniLM-L6-v2) and
+``ngram`` (cosine of n-gram count vectors for n = 1..n_max, default 2 as the reference package's
+``ngram_vendi_score``, from diveval's n-gram engine). A text with no feature at all (an empty text
+under the n-gram kernel) has no direction; such texts are treated as identical to one another and
+orthogonal to all other texts (they share one private feature).
+
+Settings: a corpus gives one score; sets give one score per set and their mean.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from ..errors import InputError
+from ..results import CORPUS, SETS, Score, make_signature
+
+KERNELS = ("embedding", "ngram")
+
+
+def parse_order(q: Union[float, str]) -> float:
+    """q as a float > 0 (``"inf"`` accepted)."""
+    try:
+        value = float(q)
+    except (TypeError, ValueError):
+        raise InputError(f"Vendi order q must be a number > 0 or 'inf', got {q!r}") from None
+    if not value > 0:  # also refuses NaN
+        raise InputError(f"Vendi order q must be > 0, got {q!r}")
+    return value
+
+
+def vendi_from_eigenvalues(eigenvalues: np.ndarray, q: Union[float, str] = 1.0) -> float:
+    """exp of the order-q Rényi entropy of eigenvalues (normalized to sum 1, negatives clipped)."""
+    q = parse_order(q)
+    lam = np.clip(np.asarray(eigenvalues, dtype=np.float64).ravel(), 0.0, None)
+    total = lam.sum()
+    if total <= 0:
+        raise InputError("Vendi Score of an empty or all-zero kernel is undefined")
+    lam = lam / total
+    # Round-off leaves eigenvalues near 1e-17 where the true value is 0; they must not count.
+    lam = lam[lam > lam.max() * 1e-12]
+    if q == 1.0:
+        return float(math.exp(-np.sum(lam * np.log(lam))))
+    if math.isinf(q):
+        return float(1.0 / lam.max())
+    # log-sum-exp of q*log(λ) keeps large q from underflowing
+    logs = q * np.log(lam)
+    top = logs.max()
+    log_sum = top + math.log(np.exp(logs - top).sum())
+    return float(math.exp(log_sum / (1.0 - q)))
+
+
+def vendi_from_kernel(kernel: np.ndarray, q: Union[float, str] = 1.0) -> float:
+    """Vendi Score of a similarity matrix K (n x n, K_ii = 1): eigenvalues of K / n."""
+    k = np.asarray(kernel, dtype=np.float64)
+    if k.ndim != 2 or k.shape[0] != k.shape[1] or k.shape[0] == 0:
+        raise InputError(f"a Vendi kernel must be a non-empty square matrix, got shape {k.shape}")
+    return vendi_from_eigenvalues(np.linalg.eigvalsh((k + k.T) / 2) / k.shape[0], q)
+
+
+def _with_private_feature(x):
+    """Give rows with no feature one shared extra feature (see the module docstring)."""
+    from scipy import sparse
+
+    norms_sq = np.asarray(x.multiply(x).sum(axis=1)).ravel() if sparse.issparse(x) \
+        else np.einsum("ij,ij->i", x, x)
+    empty = norms_sq <= 0
+    if not empty.any():
+        return x, norms_sq
+    col = empty.astype(np.float64)[:, None]
+    if sparse.issparse(x):
+        x = sparse.hstack([x, sparse.csr_matrix(col)], format="csr")
+    else:
+        x = np.hstack([x, col])
+    return x, norms_sq + empty
+
+
+def vendi_from_features(features, q: Union[float, str] = 1.0) -> float:
+    """Vendi Score of the cosine kernel of feature rows [n, d] (dense or scipy sparse), through
+    the n x n kernel or the d x d matrix X^T X / n, whichever is smaller."""
+    from scipy import sparse
+
+    x = features if sparse.issparse(features) else np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] == 0:
+        raise InputError("the Vendi Score needs at least one item")
+    x, norms_sq = _with_private_feature(x)
+    scale = 1.0 / np.sqrt(norms_sq)
+    x = sparse.diags(scale) @ x if sparse.issparse(x) else x * scale[:, None]
+    n, d = x.shape
+    small = (x @ x.T) if n <= d else (x.T @ x)
+    if sparse.issparse(small):
+        small = small.toarray()
+    small = np.asarray(small, dtype=np.float64)
+    return vendi_from_eigenvalues(np.linalg.eigvalsh((small + small.T) / 2) / n, q)
+
+
+def ngram_features(prep, n_max: int = 2):
+    """Sparse [texts, n-grams] count matrix over the n-grams of orders 1..n_max (one block each)."""
+    from scipy import sparse
+
+    from ..text.ngrams import _densify, ngram_codes, text_of_positions
+
+    n_texts = prep.tids.n_texts
+    blocks = []
+    for n in range(1, n_max + 1):
+        codes, starts, _ = ngram_codes(prep.tids, n)
+        if codes.size == 0:
+            continue
+        cols = _densify(codes)
+        rows = text_of_positions(prep.tids, starts)
+        blocks.append(sparse.csr_matrix((np.ones(codes.size), (rows, cols)),
+                                        shape=(n_texts, int(cols.max()) + 1)))
+    if not blocks:
+        return sparse.csr_matrix((n_texts, 0))
+    return sparse.hstack(blocks, format="csr")  # duplicate entries summed: counts
+
+
+def _fmt_q(q: float) -> str:
+    return "inf" if math.isinf(q) else f"{q:g}"
+
+
+def vendi(data: Any, kernel: str = "embedding", q: Union[float, str] = 1.0, *, model: Any = None,
+          n_max: int = 2, tokenizer: Any = "whitespace", lowercase: bool = False,
+          batch_size: Optional[int] = None, device: Optional[str] = None,
+          cache_dir: Optional[str] = None, progress: Optional[bool] = None) -> Score:
+    """The Vendi Score of a corpus (one value) or of each response set (and their mean).
+
+    kernel: "embedding" (cosine of sentence embeddings from ``model``: None for the offline
+    all-MiniLM-L6-v2, a sentence-transformers name or folder, or any ``Embedder``) or "ngram"
+    (cosine of n-gram count vectors, n = 1..n_max, with ``tokenizer`` / ``lowercase``).
+    q: the order, any number > 0 or "inf" (1: Shannon entropy, the paper's default).
+    """
+    del progress
+    if kernel not in KERNELS:
+        raise InputError(f"unknown Vendi kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
+    q = parse_order(q)
+    if kernel == "ngram":
+        from ..text.prepared import prepare
+
+        prep = prepare(data, tokenizer, lowercase)
+        setting = prep.setting
+        feats = ngram_features(prep, int(n_max))
+        group = prep.group if setting == SETS else np.zeros(prep.tids.n_texts, np.int64)
+        n_groups = prep.n_groups
+        name = "vendi-ngram"
+        choices = {"kernel": "ngram", "n": f"1-{int(n_max)}", **prep.tokenizer.signature}
+    else:
+        from ..data import as_setting, flatten_sets
+        from .embedding_diversity import embed_texts
+
+        setting, items = as_setting(data)
+        if setting == SETS:
+            texts, group = flatten_sets(items)
+            n_groups = len(items)
+        else:
+            texts, group, n_groups = items, np.zeros(len(items), np.int64), 1
+        feats, emb = embed_texts(texts, model, batch_size=batch_size, device=device,
+                                 cache_dir=cache_dir)
+        name = "vendi"
+        choices = {"kernel": "embedding", "model": emb.name, "fp": emb.fingerprint}
+    if setting == SETS:
+        empty = [i for i in range(n_groups) if not np.any(group == i)]
+        if empty:
+            raise InputError(f"the Vendi Score needs at least one response: set {empty[0]} is empty")
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+    values = np.array([vendi_from_features(feats[order[bounds[g]:bounds[g + 1]]], q)
+                       for g in range(n_groups)])
+    sig = make_signature(name, **choices, q=_fmt_q(q), setting=setting)
+    items = values if setting == SETS else None
+    return Score(name, float(values.mean()), sig, setting, items)
