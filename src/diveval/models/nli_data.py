@@ -174,18 +174,17 @@ def mnli_split(data_dir: PathLike) -> Dict[str, List[NLIPair]]:
     return {"train": train, "valid": valid, "heldout": heldout}
 
 
-#: The training files, relative to data_dir, for the model card's hashes.
-TRAINING_FILES = (
-    "snli/s1.dev", "snli/s2.dev", "snli/labels.dev",
-    "snli/s1.test", "snli/s2.test", "snli/labels.test",
-    "multinli-taxinli/taxinli10k.tsv",
-    "conjnli/adversarial_train_15k.tsv",
-    "dialogue-nli-gu/train_1_data.csv",
-    "dialogue-nli-gu/train_5_data.csv",
-)
+def training_files(dnli_turns: Iterable[int] = (1,)) -> Tuple[str, ...]:
+    """The files :func:`training_sets` reads, relative to data_dir (for the model card's hashes)."""
+    return (
+        "snli/s1.dev", "snli/s2.dev", "snli/labels.dev",
+        "snli/s1.test", "snli/s2.test", "snli/labels.test",
+        "multinli-taxinli/taxinli10k.tsv",
+        "conjnli/adversarial_train_15k.tsv",
+    ) + tuple(f"dialogue-nli-gu/train_{t}_data.csv" for t in dnli_turns)
 
 
-def training_sets(data_dir: PathLike, dnli_turns: Iterable[int] = (1, 5)) -> Dict[str, List[NLIPair]]:
+def training_sets(data_dir: PathLike, dnli_turns: Iterable[int] = (1,)) -> Dict[str, List[NLIPair]]:
     """The permissive training pool, by set name. Nothing here overlaps a held-out slice."""
     sets = {
         "snli": snli_split(data_dir)["train"],

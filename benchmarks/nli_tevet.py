@@ -1,0 +1,113 @@
+"""NLI Diversity of the shipped NLI model against Tevet & Berant's diversity-eval data.
+
+For every response set (resp_0..resp_4 by default) all n(n-1) ordered pairs (premise i,
+hypothesis j, i != j) are scored; per set:
+  nli-baseline   = sum over pairs of +1 (argmax contradiction), 0 (neutral), -1 (entailment)
+  nli-confidence = sum of +P(contradiction) if that is the argmax, -P(entailment) if that is, else 0
+(Stasaski & Hearst 2022). Spearman correlation with ``label_value`` on conTest and decTest_1000 and
+with ``metric_abs_hds_mean`` (human diversity score) on conTest, beside the paper's
+roberta-large-mnli figures.
+
+    python benchmarks/nli_tevet.py [--data ../shared/data/diversity-eval] [--model PATH] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+# Stasaski & Hearst (2022), roberta-large-mnli: (nli-baseline, nli-confidence).
+PAPER = {
+    ("conTest", "label_value"): (0.59, 0.62),
+    ("decTest_1000", "label_value"): (0.58, 0.44),
+    ("conTest", "metric_abs_hds_mean"): (0.63, 0.64),
+}
+FILES = {
+    "conTest": "conTest/con_test_200_with_hds_resp_gen.csv",
+    "decTest_1000": "decTest/dec_test_1000_no_hds_resp_gen.csv",
+}
+
+
+def set_scores(probs: np.ndarray) -> tuple[float, float]:
+    """nli-baseline and nli-confidence of one set from its pair probabilities [pairs, 3]."""
+    arg = probs.argmax(axis=1)
+    baseline = float(np.sum(arg == 0) - np.sum(arg == 2))
+    confidence = float(probs[arg == 0, 0].sum() - probs[arg == 2, 2].sum())
+    return baseline, confidence
+
+
+def score_file(model, path: Path, n_resp: int):
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    prem, hyp, owner = [], [], []
+    for r_i, r in enumerate(rows):
+        resp = [r[f"resp_{k}"] for k in range(n_resp)]
+        for i in range(n_resp):
+            for j in range(n_resp):
+                if i != j:
+                    prem.append(resp[i])
+                    hyp.append(resp[j])
+                    owner.append(r_i)
+    t = time.perf_counter()
+    probs = model.predict(prem, hyp)
+    secs = time.perf_counter() - t
+    owner = np.asarray(owner)
+    base, conf = zip(*(set_scores(probs[owner == k]) for k in range(len(rows))))
+    return rows, np.array(base), np.array(conf), len(prem) / secs
+
+
+def main(argv=None):
+    from scipy.stats import spearmanr
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "diversity-eval"))
+    ap.add_argument("--model", default=None, help="folder of an ONNX export (default: the shipped model)")
+    ap.add_argument("--responses", type=int, default=5)
+    ap.add_argument("--json", default=None, help="write the figures here")
+    args = ap.parse_args(argv)
+
+    from diveval.models.nli_eval import load_nli_model
+
+    model = load_nli_model(args.model)
+    results = []
+    for name, rel in FILES.items():
+        rows, base, conf, rate = score_file(model, Path(args.data) / rel, args.responses)
+        for target in ("label_value", "metric_abs_hds_mean"):
+            if target not in rows[0]:
+                continue
+            y = np.array([float(r[target]) if r[target] not in ("", None) else np.nan for r in rows])
+            ok = ~np.isnan(y)
+            rb = spearmanr(base[ok], y[ok]).statistic
+            rc = spearmanr(conf[ok], y[ok]).statistic
+            paper = PAPER.get((name, target), (None, None))
+            results.append({"set": name, "target": target, "sets": int(ok.sum()),
+                            "nli_baseline": float(rb), "nli_confidence": float(rc),
+                            "paper_baseline": paper[0], "paper_confidence": paper[1],
+                            "pairs_per_s": rate})
+
+    print(f"NLI Diversity vs Tevet diversity-eval ({model.name}, weights {model.fingerprint}, "
+          f"{args.responses} responses per set)\n")
+    print(f"{'set':<13} {'target':<20} {'sets':>5} {'baseline':>9} {'confid.':>8}   "
+          f"{'paper base':>10} {'paper conf':>10}")
+    for r in results:
+        pb = "" if r["paper_baseline"] is None else f"{r['paper_baseline']:.2f}"
+        pc = "" if r["paper_confidence"] is None else f"{r['paper_confidence']:.2f}"
+        print(f"{r['set']:<13} {r['target']:<20} {r['sets']:>5} {r['nli_baseline']:>9.3f} "
+              f"{r['nli_confidence']:>8.3f}   {pb:>10} {pc:>10}")
+    print("\nSpearman rho; paper = Stasaski & Hearst (2022) with roberta-large-mnli.")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"model": model.name, "fingerprint": model.fingerprint,
+                                               "responses": args.responses, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

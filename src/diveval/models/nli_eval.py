@@ -1,0 +1,124 @@
+"""Accuracy and per-class F1 of any NLI model on the held-out sets (``diveval nli-eval``).
+
+The sets and the held-out slices come from :mod:`diveval.models.nli_data`, the module the training
+recipe splits with, so the shipped model is never scored on a pair it was trained on (apart from
+18 short dialogue-nli-gu test_1 pairs that also occur verbatim in its train file).
+The majority-class baseline of a set is the accuracy of always answering that set's most frequent
+gold label.
+
+A model is anything with ``predict(premises, hypotheses) -> array [n, 3]`` in the order
+(contradiction, neutral, entailment), and optionally ``name`` and ``fingerprint``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, Optional, Sequence
+
+import numpy as np
+
+from . import nli_data
+from .nli_data import LABELS, EVAL_SET_NAMES, PathLike
+
+#: Short descriptions for reports.
+SET_DESCRIPTIONS = {
+    "snli_heldout": "SNLI test, held-out slice (whole premises, seeded)",
+    "mnli_heldout": "MultiNLI (TaxiNLI copy), held-out slice",
+    "dnli_gu_test_1": "dialogue-nli-gu test, last turn as premise",
+    "dnli_gu_test_5": "dialogue-nli-gu test, last 5 turns as premise",
+    "anli_r1_dev": "ANLI round 1 dev (adversarial)",
+    "sick_test": "SICK, official TEST split",
+    "xnli_en_dev": "XNLI English dev",
+}
+
+
+def scores(gold: Sequence[int], pred: Sequence[int]) -> dict:
+    """Accuracy, per-class F1, macro F1 and the majority-class baseline."""
+    gold = np.asarray(gold, dtype=int)
+    pred = np.asarray(pred, dtype=int)
+    f1 = {}
+    for k, name in enumerate(LABELS):
+        tp = int(np.sum((pred == k) & (gold == k)))
+        fp = int(np.sum((pred == k) & (gold != k)))
+        fn = int(np.sum((pred != k) & (gold == k)))
+        f1[name] = 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+    counts = np.bincount(gold, minlength=3)
+    majority = int(np.argmax(counts))
+    return {
+        "n": int(len(gold)),
+        "accuracy": float(np.mean(gold == pred)) if len(gold) else float("nan"),
+        "f1": f1,
+        "macro_f1": float(np.mean(list(f1.values()))),
+        "majority_label": LABELS[majority],
+        "majority_accuracy": float(counts[majority] / max(1, len(gold))),
+        "gold_counts": {LABELS[k]: int(c) for k, c in enumerate(counts)},
+        "pred_counts": {LABELS[k]: int(c) for k, c in enumerate(np.bincount(pred, minlength=3))},
+    }
+
+
+def evaluate_nli(
+    model,
+    data_dir: PathLike,
+    sets: Iterable[str] = EVAL_SET_NAMES,
+    *,
+    limit: Optional[int] = None,
+    progress: Optional[Callable[[str, int], None]] = None,
+) -> dict:
+    """Score ``model`` on each held-out set in ``sets`` (names from ``nli_data.EVAL_SET_NAMES``).
+
+    ``limit`` keeps the first ``limit`` pairs of each set (for quick checks; the report says so).
+    ``progress(set_name, n_pairs)`` is called before each set. Returns
+    ``{"model", "fingerprint", "limit", "sets": {name: scores(...) | {"description"}}}``.
+    """
+    data = nli_data.eval_sets(data_dir, sets)
+    out = {"model": getattr(model, "name", type(model).__name__),
+           "fingerprint": getattr(model, "fingerprint", None),
+           "limit": limit, "sets": {}}
+    for name, pairs in data.items():
+        if limit is not None:
+            pairs = pairs[:limit]
+        if progress is not None:
+            progress(name, len(pairs))
+        probs = np.asarray(model.predict([p.premise for p in pairs], [p.hypothesis for p in pairs]))
+        if probs.shape != (len(pairs), 3):
+            raise ValueError(f"model returned shape {probs.shape} for {len(pairs)} pairs")
+        res = scores([p.label for p in pairs], probs.argmax(axis=1))
+        res["description"] = SET_DESCRIPTIONS.get(name, name)
+        out["sets"][name] = res
+    return out
+
+
+def format_nli_report(result: dict) -> str:
+    """A plain-text table of :func:`evaluate_nli`'s result, majority baseline beside accuracy."""
+    head = f"NLI held-out evaluation: {result['model']}"
+    if result.get("fingerprint"):
+        head += f" (weights {result['fingerprint']})"
+    if result.get("limit"):
+        head += f" [first {result['limit']} pairs per set]"
+    lines = [head, "",
+             f"{'set':<16} {'n':>5} {'acc':>6} {'major.':>6}  {'F1 con':>6} {'F1 neu':>6} {'F1 ent':>6} {'macroF1':>7}"]
+    for name, r in result["sets"].items():
+        f = r["f1"]
+        lines.append(f"{name:<16} {r['n']:>5} {100 * r['accuracy']:>6.1f} {100 * r['majority_accuracy']:>6.1f}  "
+                     f"{100 * f['contradiction']:>6.1f} {100 * f['neutral']:>6.1f} {100 * f['entailment']:>6.1f} "
+                     f"{100 * r['macro_f1']:>7.1f}")
+    lines.append("")
+    lines.append("acc and major. (always the set's most frequent label) in %; F1 per class in %.")
+    return "\n".join(lines)
+
+
+def load_nli_model(name_or_path: Optional[str] = None, **kwargs):
+    """The shipped model for ``None`` / its name, or a ShippedNLIModel from a folder of the same
+    layout (``config.json``, ``vocab.txt``, ``*.onnx``). Hub names are the HF backend's business."""
+    from pathlib import Path
+
+    from .shipped_nli import MODEL_NAME, ShippedNLIModel, default_nli_model
+
+    if name_or_path in (None, "", MODEL_NAME, "shipped", "default"):
+        return default_nli_model() if not kwargs else ShippedNLIModel(**kwargs)
+    p = Path(name_or_path)
+    if p.is_file() and p.suffix == ".onnx":
+        return ShippedNLIModel(p.parent, model_file=p.name, **kwargs)
+    if p.is_dir() and any(p.glob("*.onnx")):
+        return ShippedNLIModel(p, **kwargs)
+    raise ValueError(f"{name_or_path!r} is neither the shipped NLI model nor a folder with an ONNX "
+                     "export; load Hugging Face models with the Hugging Face NLI backend")

@@ -1,0 +1,140 @@
+"""The NLI cross-encoder that ships inside diveval: MiniLM-L6, 3-way, int8 ONNX.
+
+Runs with onnxruntime and the ``tokenizers`` WordPiece tokenizer only (no torch), fully offline.
+Probabilities come in the fixed order (contradiction, neutral, entailment). How it was trained and
+how well it does: ``nli_minilm/MODEL_CARD.md``. Heavy imports happen in the constructor, so
+``import diveval`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+#: Folder of the shipped weights, tokenizer and card (package data).
+MODEL_DIR = Path(__file__).resolve().parent / "nli_minilm"
+MODEL_NAME = "diveval-nli-minilm-l6"
+LABELS = ("contradiction", "neutral", "entailment")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class ShippedNLIModel:
+    """A 3-way NLI cross-encoder stored as an ONNX file beside a BERT ``vocab.txt``.
+
+    ``model_dir`` defaults to the shipped model; any folder in the same layout works (``model_file``
+    picks one ONNX file in it, e.g. the fp32 export for comparison). Pairs are sorted by length and
+    padded per batch, so a batch costs what its longest pair costs, not ``max_length``.
+    """
+
+    def __init__(
+        self,
+        model_dir: Union[str, Path, None] = None,
+        *,
+        model_file: Optional[str] = None,
+        batch_size: int = 32,
+        max_length: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import BertWordPieceTokenizer
+
+        self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
+        cfg_path = self.model_dir / "config.json"
+        cfg = json.loads(cfg_path.read_text()) if cfg_path.exists() else {}
+        self.model_path = self.model_dir / (model_file or cfg.get("model_file", "model.int8.onnx"))
+        if not self.model_path.exists():
+            raise FileNotFoundError(f"no NLI model file at {self.model_path}")
+        labels = tuple(cfg.get("labels", LABELS))
+        if labels != LABELS:
+            raise ValueError(f"{self.model_dir}: label order {labels} is not {LABELS}")
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length or cfg.get("max_length", 128))
+        self.name = cfg.get("name", MODEL_NAME)
+        if model_file:  # a non-default file of the same model is a different model for signatures
+            self.name = f"{self.name}:{Path(model_file).stem}"
+        # Short sha256 of the weights: what a score's signature records.
+        self.fingerprint = _sha256(self.model_path)[:12]
+
+        self._tok = BertWordPieceTokenizer(str(self.model_dir / "vocab.txt"),
+                                           lowercase=cfg.get("lowercase", True))
+        self._tok.enable_truncation(self.max_length)
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+            opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(self.model_path), sess_options=opts,
+                                             providers=["CPUExecutionProvider"])
+        self._input_names = {i.name for i in self._session.get_inputs()}
+
+    def __repr__(self) -> str:
+        return f"ShippedNLIModel(name={self.name!r}, fingerprint={self.fingerprint!r})"
+
+    def _encode(self, premises: Sequence[str], hypotheses: Sequence[str]):
+        enc = self._tok.encode_batch(list(zip(premises, hypotheses)))
+        return [e.ids for e in enc], [e.type_ids for e in enc]
+
+    def _run(self, ids: list, types: list) -> np.ndarray:
+        n = max(len(x) for x in ids)
+        input_ids = np.zeros((len(ids), n), dtype=np.int64)
+        type_ids = np.zeros((len(ids), n), dtype=np.int64)
+        mask = np.zeros((len(ids), n), dtype=np.int64)
+        for i, (a, t) in enumerate(zip(ids, types)):
+            input_ids[i, : len(a)] = a
+            type_ids[i, : len(t)] = t
+            mask[i, : len(a)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": type_ids}
+        (logits,) = self._session.run(["logits"], {k: v for k, v in feeds.items() if k in self._input_names})
+        logits = logits.astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str],
+                batch_size: Optional[int] = None) -> np.ndarray:
+        """Probabilities of shape [n, 3], columns (contradiction, neutral, entailment)."""
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        out = np.zeros((len(premises), 3), dtype=np.float64)
+        if len(premises) == 0:
+            return out
+        bs = max(1, int(batch_size or self.batch_size))
+        ids, types = self._encode(premises, hypotheses)
+        order = np.argsort([len(x) for x in ids], kind="stable")
+        for s in range(0, len(order), bs):
+            b = order[s : s + bs]
+            out[b] = self._run([ids[i] for i in b], [types[i] for i in b])
+        return out
+
+
+_default: Optional[ShippedNLIModel] = None
+_lock = threading.Lock()
+
+
+def default_nli_model() -> ShippedNLIModel:
+    """The shipped model, loaded once per process."""
+    global _default
+    with _lock:
+        if _default is None:
+            _default = ShippedNLIModel()
+        return _default
+
+
+def shipped_model_available() -> bool:
+    """True when the weights are installed and onnxruntime / tokenizers can be imported."""
+    import importlib.util
+
+    return ((MODEL_DIR / "config.json").exists()
+            and importlib.util.find_spec("onnxruntime") is not None
+            and importlib.util.find_spec("tokenizers") is not None)
