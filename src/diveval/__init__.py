@@ -28,6 +28,8 @@ _LAZY = {
     "nli_diversity": "diveval.semantic.nli_diversity:nli_diversity",
     "embedding_diversity": "diveval.semantic.embedding_diversity:embedding_diversity",
     "vendi": "diveval.semantic.vendi:vendi",
+    "lsdscc": "diveval.reference.lsdscc:lsdscc",
+    "lsdscc_corpus": "diveval.reference.lsdscc:lsdscc_corpus",
 }
 
 __all__ = ["__version__", *_LAZY]

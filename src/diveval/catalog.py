@@ -7,6 +7,7 @@ import importlib
 METRIC_MODULES = [
     "diveval.lexical.register",
     "diveval.semantic.register",
+    "diveval.reference.register",
 ]
 
 _loaded = False

@@ -17,6 +17,7 @@ from ._version import __version__
 COMMANDS = [
     "score",
     "metrics",
+    "lsdscc",
 ]
 
 EXAMPLES = """examples:

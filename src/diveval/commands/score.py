@@ -68,6 +68,8 @@ def run(args) -> int:
         "cache_dir": args.cache_dir,
         "progress": True,
     }
+    if any("reference_groups" in r for r in data.records):  # for metrics that take them (LSDSCC)
+        options["reference_groups"] = [r.get("reference_groups") for r in data.records]
     scores = score(data.items, args.metrics, **options)
     meta = {"input": args.input, "setting": data.setting, "items": len(data.items)}
     if args.json:
