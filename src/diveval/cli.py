@@ -18,6 +18,9 @@ COMMANDS = [
     "score",
     "metrics",
     "lsdscc",
+    "correlate",
+    "meta",
+    "length-bias",
 ]
 
 EXAMPLES = """examples:
