@@ -1,0 +1,135 @@
+"""`diveval correlate FILE --human COLUMN`: every metric column against a human column."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+from . import add_json_flag, help_formatter
+
+EPILOG = """examples:
+  diveval correlate examples/ead_table2.csv --human human --by dataset --metric distinct --metric ead
+  diveval correlate ratings.jsonl --human rating --json
+  diveval correlate scores.csv --human human --resamples 0        (no bootstrap intervals)
+
+Input: a CSV (header row) or JSONL file (one object per line), one row per system or item.
+Every numeric column except --human and --by is a metric unless --metric names some.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("correlate", help="correlate metric columns with a human column",
+                       description="Pearson, Spearman and Kendall correlations (scipy, two-sided "
+                                   "p-values) of metric columns with a human-score column, with "
+                                   "seeded percentile bootstrap intervals.",
+                       epilog=EPILOG, formatter_class=help_formatter())
+    p.add_argument("input", help="a .csv/.tsv or .jsonl file")
+    p.add_argument("--human", required=True, metavar="COLUMN", help="the human-score column")
+    p.add_argument("--metric", "-m", action="append", dest="metrics", metavar="COLUMN",
+                   help="a metric column (repeatable); default: every other numeric column")
+    p.add_argument("--by", metavar="COLUMN", default=None,
+                   help="split rows by this column (e.g. the data set) and correlate each group")
+    p.add_argument("--method", action="append", dest="methods",
+                   choices=["pearson", "spearman", "kendall"], help="default: all three")
+    add_bootstrap_options(p, fraction=1.0)
+    add_json_flag(p)
+    return p
+
+
+def add_bootstrap_options(p, fraction: float) -> None:
+    g = p.add_argument_group("bootstrap")
+    g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)")
+    g.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default 0.95)")
+    g.add_argument("--fraction", type=float, default=fraction,
+                   help=f"share of rows in each resample (default {fraction:g})")
+    g.add_argument("--no-replace", action="store_true", help="draw each resample without replacement")
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+
+def read_table(path: str) -> list[dict]:
+    """Rows of a CSV/TSV (header row) or JSONL file, each a dict with its line in ``_line``."""
+    from ..errors import InputError
+    from ..io.readers import _read_text, detect_format
+
+    text = _read_text(path)
+    kind = detect_format(path)
+    rows: list[dict] = []
+    if kind == "jsonl" or (kind == "txt" and os.path.splitext(path)[1].lower() == ".json"):
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
+            if not isinstance(rec, dict):
+                raise InputError(f"each line must be a JSON object, got {type(rec).__name__}", path, lineno)
+            rec["_line"] = lineno
+            rows.append(rec)
+    elif kind == "csv":
+        dialect = "excel-tab" if path.lower().endswith(".tsv") else "excel"
+        reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
+        try:
+            for row in reader:
+                if None in row:
+                    raise InputError("more fields than the header has", path, reader.line_num)
+                row["_line"] = reader.line_num
+                rows.append(row)
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path, reader.line_num) from None
+    else:
+        raise InputError("expected a .csv, .tsv or .jsonl file", path)
+    if not rows:
+        raise InputError("no rows", path)
+    return rows
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..meta.correlate import METHODS, correlate_columns, correlations_to_dict
+
+    rows = read_table(args.input)
+    methods = args.methods or list(METHODS)
+    try:
+        result = correlate_columns(rows, args.human, args.metrics, methods, group_by=args.by,
+                                   n_resamples=args.resamples or None, confidence=args.confidence,
+                                   fraction=args.fraction, replace=not args.no_replace, seed=args.seed)
+    except InputError as exc:
+        raise InputError(exc.problem, args.input) from None
+    if args.json:
+        print(json.dumps({"input": args.input, "human": args.human, "by": args.by,
+                          "rows": len(rows), "correlations": correlations_to_dict(result)}, indent=2))
+        return 0
+    print(format_correlations(result, args.input, args.human, methods))
+    return 0
+
+
+def format_correlations(result, title: str, human: str, methods) -> str:
+    from ..report.tables import render_table
+
+    blocks = []
+    interval_note = None
+    for group, per_metric in result.items():
+        head = f"{title}: correlation with {human!r}" + (f" ({group})" if group is not None else "")
+        columns = ["metric", "n"] + [m.capitalize() for m in methods]
+        table_rows = []
+        for metric, by_method in per_metric.items():
+            cells = [metric, next(iter(by_method.values())).n]
+            for m in methods:
+                c = by_method[m]
+                cell = f"{c.value:.2f} (p={c.p_value:.2g})"
+                if c.interval is not None:
+                    cell += f" [{_f(c.interval.low)}, {_f(c.interval.high)}]"
+                    interval_note = c.interval.describe()
+                cells.append(cell)
+            table_rows.append(cells)
+        blocks.append(render_table(head, columns, table_rows))
+    if interval_note:
+        blocks.append(f"intervals: {interval_note}")
+    return "\n".join(blocks)
+
+
+def _f(v: float) -> str:
+    return "nan" if v != v else f"{v:.2f}"

@@ -1,0 +1,157 @@
+"""`diveval length-bias`: does a metric fall as responses get longer (EAD paper, Figure 1)?"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from . import add_json_flag, help_formatter
+
+EPILOG = """examples:
+  diveval length-bias                                   designated distribution, lengths 5..40
+  diveval length-bias --plot length_bias.png            and the plot (needs diveval[plots])
+  diveval length-bias --corpus responses.txt --lengths 5:30:5 --metric distinct-1 --metric ead
+  diveval length-bias --corpus chitchat --plot chitchat.png     the chitchat-dataset package
+  diveval length-bias --corpus dailydialog++/test.json --json   DailyDialog++ responses
+
+--corpus takes a .txt file (one response per line), a .jsonl/.json file of {"response": ...},
+{"responses": [...]} or DailyDialog++ records (their positive_responses), a .csv with a response
+or resp_* columns, or `chitchat` (every message of the chitchat-dataset package).
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("length-bias", help="metric against response length (EAD paper, Figure 1)",
+                       description="For each length L draw sets of responses of exactly L tokens "
+                                   "(from the EAD paper's designated distribution and/or a corpus), "
+                                   "score each set, and fit the slope of each metric against L.",
+                       epilog=EPILOG, formatter_class=help_formatter())
+    p.add_argument("--corpus", default=None, help="a corpus of responses (see below); also runs the designated distribution unless --no-designated")
+    p.add_argument("--no-designated", action="store_true", help="with --corpus: skip the designated distribution")
+    p.add_argument("--lengths", default="5:40:5", help="START:END[:STEP] (inclusive) or L1,L2,... (default 5:40:5)")
+    p.add_argument("--metric", "-m", action="append", dest="metrics", metavar="NAME",
+                   help="a corpus metric (repeatable); default distinct-1 and ead")
+    p.add_argument("--sets", type=int, default=10, help="sets drawn per length (default 10)")
+    p.add_argument("--responses", type=int, default=2000, help="responses per set (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--v", type=int, default=30522, help="designated distribution's v (default 30522)")
+    p.add_argument("--tokenizer", default="whitespace", help="how the corpus is split into tokens")
+    p.add_argument("--lowercase", action="store_true", help="lower-case the corpus first")
+    p.add_argument("--vocab", default=None,
+                   help="EAD's V for the corpus: an integer (default 30522) or a text file whose "
+                        "distinct tokens are counted; the designated run uses --v")
+    p.add_argument("--plot", default=None, metavar="OUT.png", help="write a PNG plot (needs diveval[plots])")
+    add_json_flag(p)
+    return p
+
+
+def load_corpus(spec: str) -> tuple[list[str], str]:
+    """(texts, name) from a file or the name `chitchat`."""
+    from ..errors import InputError
+
+    if spec == "chitchat" and not os.path.exists(spec):
+        try:
+            import chitchat_dataset
+        except ImportError:
+            raise InputError("--corpus chitchat needs the chitchat-dataset package "
+                             "(pip install chitchat-dataset)") from None
+        return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
+    from ..io.readers import _read_text, detect_format, read_input
+
+    name = os.path.basename(spec)
+    ext = os.path.splitext(spec)[1].lower()
+    if ext in (".json", ".jsonl", ".ndjson"):
+        text = _read_text(spec)
+        texts: list[str] = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", spec, lineno) from None
+            if not isinstance(rec, dict):
+                raise InputError("each line must be a JSON object", spec, lineno)
+            found = False
+            for key in ("response", "responses", "positive_responses"):
+                val = rec.get(key)
+                if isinstance(val, str):
+                    texts.append(val)
+                    found = True
+                elif isinstance(val, list):
+                    bad = [v for v in val if not isinstance(v, str)]
+                    if bad:
+                        raise InputError(f'"{key}" must hold strings', spec, lineno)
+                    texts.extend(val)
+                    found = True
+            if not found:
+                raise InputError('record has no "response", "responses" or "positive_responses"', spec, lineno)
+        if not texts:
+            raise InputError("no responses in the file", spec)
+        return texts, name
+    data = read_input(spec, detect_format(spec))
+    if data.setting == "sets":
+        return [t for s in data.items for t in s], name
+    return list(data.items), name
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..meta.length_bias import DEFAULT_METRICS, length_bias, parse_lengths, plot_length_bias
+    from ..report.progress import track
+    from .score import parse_vocab
+
+    lengths = parse_lengths(args.lengths)
+    metrics = args.metrics or list(DEFAULT_METRICS)
+    if args.no_designated and not args.corpus:
+        raise InputError("--no-designated needs --corpus")
+    common = dict(lengths=lengths, metrics=metrics, n_sets=args.sets, n_responses=args.responses,
+                  seed=args.seed, v=args.v)
+    runs = []
+    if not args.no_designated:
+        runs.append(length_bias("designated", **common,
+                                progress=lambda it: track(it, "designated", total=len(lengths) * args.sets)))
+    if args.corpus:
+        texts, name = load_corpus(args.corpus)
+        vocab = parse_vocab(args.vocab)
+        runs.append(length_bias(texts, **common, tokenizer=args.tokenizer, lowercase=args.lowercase,
+                                vocab=vocab, name=name,
+                                progress=lambda it: track(it, name, total=len(lengths) * args.sets)))
+    if args.plot:
+        plot_length_bias(runs, args.plot)
+    if args.json:
+        out = {"runs": [r.to_dict() for r in runs]}
+        if args.plot:
+            out["plot"] = args.plot
+        print(json.dumps(out, indent=2))
+        return 0
+    print(format_runs(runs))
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def format_runs(runs) -> str:
+    from ..report.tables import render_table
+
+    blocks = []
+    for r in runs:
+        metrics = list(r.scores)
+        cols = ["length"] + metrics
+        rows = [[L] + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
+                for i, L in enumerate(r.lengths)]
+        title = f"{r.source}: mean ± sd over {r.n_sets} sets of {r.n_responses} responses"
+        blocks.append(render_table(title, cols, rows))
+        trend_rows = []
+        for m in metrics:
+            t = r.trends[m]
+            trend_rows.append([m, f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
+                               f"{t.first:.4f} -> {t.last:.4f}", f"{t.relative_change:+.1%}"])
+        blocks.append(render_table(f"{r.source}: slope per token (OLS, 95% t interval)",
+                                   ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
+                                   trend_rows))
+        if r.missing:
+            blocks.append(f"lengths with no response in the corpus (skipped): {', '.join(map(str, r.missing))}")
+        sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
+        blocks.append("signatures:\n" + sigs)
+    return "\n".join(blocks)

@@ -1,0 +1,136 @@
+"""`diveval meta tevet FILE.csv --metric NAME ...`: Tevet & Berant's tests of diversity metrics."""
+
+from __future__ import annotations
+
+import json
+
+from . import add_json_flag, help_formatter
+
+EPILOG = """examples:
+  diveval meta tevet con_test_200_with_hds_resp_gen.csv --metric avg-distinct --metric cos-diversity
+  diveval meta tevet dec_test_200_with_hds_resp_gen.csv -m avg-distinct -m abs_hds_mean --json
+  diveval meta tevet FILE.csv -m AveragedDistinctNgrams    (the file's own metric_* column)
+
+A metric is a registered name (computed on each row's responses; `diveval metrics` lists them), or
+the name of a metric_* column of the file (with or without the prefix). `abs_hds_mean` (or `human`)
+is Tevet & Berant's absHDS line: the human score taken as a metric.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("meta", help="meta-evaluation of metrics (Tevet & Berant tests)",
+                       description="Meta-evaluation: does a diversity metric track diversity?",
+                       epilog=EPILOG, formatter_class=help_formatter())
+    msub = p.add_subparsers(dest="meta_command", metavar="TEST", parser_class=type(p))
+    t = msub.add_parser("tevet", help="Tevet & Berant (2021) tests on their CSV format",
+                        description="Spearman/Pearson of each metric with label_value (the "
+                                    "diversity parameter) and metric_abs_hds_mean (humans), the "
+                                    "best threshold classifier's accuracy for a binary parameter, "
+                                    "with bootstrap intervals (default: the NLI Diversity paper's "
+                                    "1,000 resamples of half the rows).",
+                        epilog=EPILOG, formatter_class=help_formatter())
+    t.add_argument("inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files")
+    t.add_argument("--metric", "-m", action="append", dest="metrics", metavar="NAME", required=True,
+                   help="a registered metric or a metric_* column (repeatable)")
+    t.add_argument("--tokenizer", default="tevet", help="tokenizer of registered metrics (default tevet)")
+    t.add_argument("--lowercase", action="store_true", help="lower-case before tokenizing")
+    t.add_argument("--decimals", type=int, default=None,
+                   help="round computed per-row values to this many decimals first (the authors' "
+                        "columns have 3)")
+    t.add_argument("--values", action="store_true", help="with --json: include per-row metric values")
+    from .correlate import add_bootstrap_options
+    from .score import add_model_options
+
+    add_bootstrap_options(t, fraction=0.5)
+    add_model_options(t)
+    add_json_flag(t)
+    t.set_defaults(meta_run=run_tevet)
+    p.set_defaults(meta_parser=p)
+    return p
+
+
+def run(args) -> int:
+    fn = getattr(args, "meta_run", None)
+    if fn is None:
+        args.meta_parser.print_help()
+        return 2
+    return fn(args)
+
+
+def run_tevet(args) -> int:
+    from ..errors import InputError
+    from ..meta.tevet import tevet_test
+    from ..report.progress import track
+
+    options = {k: getattr(args, k) for k in ("nli_model", "embedding_model", "device",
+                                             "batch_size", "cache_dir") if getattr(args, k, None)}
+    results = {}
+    for path in track(args.inputs, "Tevet & Berant tests", total=len(args.inputs),
+                      enabled=None if len(args.inputs) > 1 else False):
+        try:
+            results[path] = tevet_test(path, args.metrics, tokenizer=args.tokenizer,
+                                       lowercase=args.lowercase, n_resamples=args.resamples or None,
+                                       confidence=args.confidence, fraction=args.fraction,
+                                       replace=not args.no_replace, seed=args.seed,
+                                       decimals=args.decimals, progress=True, **options)
+        except InputError as exc:
+            if exc.path is None:
+                raise InputError(exc.problem, path) from None
+            raise
+    if args.json:
+        print(json.dumps({"tests": {p: [r.to_dict(args.values) for r in rows]
+                                    for p, rows in results.items()}}, indent=2))
+        return 0
+    print(format_tevet(results))
+    return 0
+
+
+def format_tevet(results) -> str:
+    """One table per file, like the NLI Diversity paper's Table 2: a row per metric, the
+    correlation with the diversity parameter (and humans) with its 95% interval."""
+    import os
+
+    from ..report.tables import render_table
+
+    blocks = []
+    note = None
+    for path, rows in results.items():
+        has_human = any(r.human is not None for r in rows)
+        has_acc = any(r.accuracy is not None for r in rows)
+        cols = ["metric", "n", "Spearman ρ (param)", "Pearson r (param)"]
+        if has_human:
+            cols += ["Spearman ρ (human)", "Pearson r (human)"]
+        if has_acc:
+            cols += ["accuracy"]
+        table = []
+        for r in rows:
+            cells = [r.metric, r.n, _cell(r.parameter["spearman"]), _cell(r.parameter["pearson"])]
+            if has_human:
+                cells += [_cell(r.human["spearman"]) if r.human else "-",
+                          _cell(r.human["pearson"]) if r.human else "-"]
+            if has_acc:
+                a = r.accuracy
+                cells.append("-" if a is None else _interval_text(a.value, a.interval))
+            table.append(cells)
+            iv = r.parameter["spearman"].interval
+            if iv is not None:
+                note = iv.describe()
+        blocks.append(render_table(os.path.basename(path), cols, table))
+        sigs = [f"  {r.metric}: {r.signature}" for r in rows if r.signature]
+        if sigs:
+            blocks.append("signatures:\n" + "\n".join(sigs))
+    if note:
+        blocks.append(f"intervals: {note}")
+    return "\n".join(blocks)
+
+
+def _cell(c) -> str:
+    return _interval_text(c.value, c.interval)
+
+
+def _interval_text(value, interval) -> str:
+    if interval is None:
+        return f"{value:.2f}"
+    if not interval.ok:
+        return f"{value:.2f} [n/a]"
+    return f"{value:.2f} [{interval.low:.2f}, {interval.high:.2f}]"
