@@ -33,6 +33,8 @@ def expected_distinct(total: float, vocab_size: float) -> float:
     """E[number of distinct items] after ``total`` uniform draws from ``vocab_size`` items."""
     if total <= 0:
         return 0.0
+    if vocab_size <= 1:  # one possible item: the first draw finds it (log1p(-1) is -inf)
+        return 1.0
     return vocab_size * -math.expm1(total * math.log1p(-1.0 / vocab_size))
 
 

@@ -3,27 +3,48 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..data import as_setting, flatten_sets
 from ..results import SETS
+from .fast_whitespace import whitespace_token_ids
 from .ngrams import TokenIds, encode_tokens
-from .tokenizers import Tokenizer, get_tokenizer
+from .tokenizers import Tokenizer, WhitespaceTokenizer, get_tokenizer
 
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
     setting: str
     tokenizer: Tokenizer
-    token_lists: list[list[str]]
     tids: TokenIds
     group: np.ndarray | None  # set index of each text (sets setting), else None
     n_groups: int
 
     def signature_keys(self) -> dict[str, str]:
         return {**self.tokenizer.signature, "setting": self.setting}
+
+    def token_lists(self) -> list[list[str]]:
+        """Every text as a list of tokens (built on demand from the ids)."""
+        vocab, ids, off = self.tids.vocab, self.tids.ids.tolist(), self.tids.offsets.tolist()
+        return [[vocab[i] for i in ids[a:b]] for a, b in zip(off[:-1], off[1:])]
+
+    def sets(self) -> list[np.ndarray]:
+        """Text indices of each set (sets setting), or one group of all texts (corpus)."""
+        if self.group is None:
+            return [np.arange(self.tids.n_texts)]
+        bounds = np.searchsorted(self.group, np.arange(self.n_groups + 1))
+        return [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def encode_texts(texts: Sequence[str], tokenizer: Tokenizer) -> TokenIds:
+    """Tokenize and map to ids; whitespace tokenization takes the vectorised path."""
+    if type(tokenizer) is WhitespaceTokenizer:
+        fast = whitespace_token_ids([t.lower() for t in texts] if tokenizer.lowercase else texts)
+        if fast is not None:
+            return fast
+    return encode_tokens(tokenizer.tokenize_many(texts))
 
 
 def prepare(
@@ -42,5 +63,4 @@ def prepare(
         n_groups = len(items)
     else:
         texts, group, n_groups = items, None, 1
-    token_lists = tok.tokenize_many(texts)
-    return Prepared(found, tok, token_lists, encode_tokens(token_lists), group, n_groups)
+    return Prepared(found, tok, encode_texts(texts, tok), group, n_groups)

@@ -1,0 +1,55 @@
+"""EAD against exact rational arithmetic, and its stability for very large corpora."""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import diveval
+from diveval.errors import InputError
+from diveval.lexical.ead import ead_value, expected_distinct
+
+
+def exact_ead(n_distinct, total, vocab):
+    expected = vocab * (1 - Fraction(vocab - 1, vocab) ** total)
+    return Fraction(n_distinct) / expected
+
+
+@given(st.integers(1, 60), st.integers(1, 200))
+def test_formula_equals_fractions(total, vocab):
+    n_distinct = min(total, vocab)
+    want = exact_ead(n_distinct, total, vocab)
+    assert ead_value(n_distinct, total, vocab) == pytest.approx(float(want), rel=1e-12)
+
+
+@pytest.mark.parametrize("total", [10**6, 10**8, 10**9, 10**12])
+def test_stable_for_huge_corpora(total):
+    vocab = 30522
+    mpmath.mp.dps = 50
+    want = vocab * (1 - mpmath.power(1 - mpmath.mpf(1) / vocab, total))
+    assert expected_distinct(total, vocab) == pytest.approx(float(want), rel=1e-12)
+    assert ead_value(vocab, total, vocab) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_small_corpus_tends_to_distinct_ratio():
+    # With C much smaller than V, E[N] ~ C, so EAD ~ N / C = distinct-1.
+    texts = ["a b c d e f", "a b g h"]
+    assert diveval.ead(texts).value == pytest.approx(diveval.distinct(texts, n=1).value, rel=1e-3)
+
+
+def test_ead_from_texts_matches_formula_and_vocab_choices():
+    texts = ["the cat sat", "the dog sat down"]
+    n_distinct, total = 5, 7
+    assert diveval.ead(texts, vocab=10).value == pytest.approx(float(exact_ead(n_distinct, total, 10)))
+    corpus_v = diveval.ead(texts, vocab=["a b c d e f g h"])
+    assert corpus_v.value == pytest.approx(float(exact_ead(n_distinct, total, 8)))
+    assert "V:corpus(8)" in corpus_v.signature
+    assert "V:30522" in diveval.ead(texts).signature
+    two = diveval.ead(texts, n=2, vocab=10)
+    assert two.value == pytest.approx(float(exact_ead(5, 5, 100)))
+    with pytest.raises(InputError, match="no fixed vocabulary"):
+        diveval.ead(texts, vocab="tokenizer")
+    with pytest.raises(InputError, match="at least 1"):
+        diveval.ead(texts, vocab=0)
