@@ -8,6 +8,7 @@ METRIC_MODULES = [
     "diveval.lexical.register",
     "diveval.semantic.register",
     "diveval.reference.register",
+    "diveval.reference.multiref_register",
 ]
 
 _loaded = False

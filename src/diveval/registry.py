@@ -25,6 +25,7 @@ KNOWN_OPTIONS = (
     "aligner",
     "references",
     "reference_groups",
+    "reduction",
     "progress",
 )
 

@@ -70,6 +70,8 @@ def run(args) -> int:
     }
     if any("reference_groups" in r for r in data.records):  # for metrics that take them (LSDSCC)
         options["reference_groups"] = [r.get("reference_groups") for r in data.records]
+    if any("references" in r for r in data.records):  # for the multi-reference metrics (ref-*)
+        options["references"] = [r.get("references") for r in data.records]
     scores = score(data.items, args.metrics, **options)
     meta = {"input": args.input, "setting": data.setting, "items": len(data.items)}
     if args.json:
