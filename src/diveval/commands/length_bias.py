@@ -40,6 +40,8 @@ def add_parser(sub):
     p.add_argument("--vocab", default=None,
                    help="EAD's V for the corpus: an integer (default 30522) or a text file whose "
                         "distinct tokens are counted; the designated run uses --v")
+    p.add_argument("--min-pool", type=int, default=100,
+                   help="corpus: skip lengths with fewer responses than this (default 100)")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="write a PNG plot (needs diveval[plots])")
     add_json_flag(p)
     return p
@@ -115,7 +117,7 @@ def run(args) -> int:
         texts, name = load_corpus(args.corpus)
         vocab = parse_vocab(args.vocab)
         runs.append(length_bias(texts, **common, tokenizer=args.tokenizer, lowercase=args.lowercase,
-                                vocab=vocab, name=name,
+                                vocab=vocab, name=name, min_pool=args.min_pool,
                                 progress=lambda it: track(it, name, total=len(lengths) * args.sets)))
     if args.plot:
         plot_length_bias(runs, args.plot)
@@ -137,8 +139,9 @@ def format_runs(runs) -> str:
     blocks = []
     for r in runs:
         metrics = list(r.scores)
-        cols = ["length"] + metrics
-        rows = [[L] + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
+        cols = ["length"] + (["pool"] if r.pool else []) + metrics
+        rows = [[L] + ([r.pool[L]] if r.pool else [])
+                + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
                 for i, L in enumerate(r.lengths)]
         title = f"{r.source}: mean ± sd over {r.n_sets} sets of {r.n_responses} responses"
         blocks.append(render_table(title, cols, rows))
@@ -151,7 +154,8 @@ def format_runs(runs) -> str:
                                    ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
                                    trend_rows))
         if r.missing:
-            blocks.append(f"lengths with no response in the corpus (skipped): {', '.join(map(str, r.missing))}")
+            blocks.append("lengths skipped, too few responses in the corpus: "
+                          + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing))
         sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
         blocks.append("signatures:\n" + sigs)
     return "\n".join(blocks)

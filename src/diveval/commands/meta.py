@@ -116,11 +116,12 @@ def format_tevet(results) -> str:
             if iv is not None:
                 note = iv.describe()
         blocks.append(render_table(os.path.basename(path), cols, table))
+        if note:
+            blocks.append(f"intervals: {note}")
+            note = None
         sigs = [f"  {r.metric}: {r.signature}" for r in rows if r.signature]
         if sigs:
             blocks.append("signatures:\n" + "\n".join(sigs))
-    if note:
-        blocks.append(f"intervals: {note}")
     return "\n".join(blocks)
 
 

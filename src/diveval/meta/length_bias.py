@@ -126,7 +126,8 @@ class LengthBias:
     n_sets: int
     n_responses: int
     seed: int | None
-    missing: list[int] = field(default_factory=list)  # natural: lengths absent from the corpus
+    missing: list[int] = field(default_factory=list)  # natural: lengths with too few responses
+    pool: dict[int, int] = field(default_factory=dict)  # natural: responses of each length
 
     def means(self, metric: str) -> np.ndarray:
         return self.scores[metric].mean(axis=1)
@@ -134,6 +135,7 @@ class LengthBias:
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "lengths": self.lengths, "n_sets": self.n_sets,
                 "n_responses": self.n_responses, "seed": self.seed, "missing": self.missing,
+                "pool": {str(k): v for k, v in self.pool.items()},
                 "metrics": {m: {"mean": self.means(m).tolist(),
                                 "std": self.scores[m].std(axis=1).tolist(),
                                 "trend": self.trends[m].to_dict(),
@@ -165,13 +167,16 @@ def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[in
                 metrics: Sequence[str] = DEFAULT_METRICS, n_sets: int = 10, n_responses: int = 2000,
                 seed: int | None = 0, v: int = DESIGNATED_V, tokenizer: str = "whitespace",
                 lowercase: bool = False, vocab: Any = None, name: str | None = None,
+                min_pool: int = 1,
                 progress: Callable[[Iterable], Iterable] | None = None) -> LengthBias:
     """Score corpora of fixed lengths drawn from the designated distribution or a corpus.
 
     source: ``"designated"`` or a list of texts (the natural corpus, grouped by length under
     ``tokenizer``). metrics: registered metrics that support the corpus setting. vocab: EAD's V
     (default: ``v`` for the designated source, 30522 otherwise). progress: wraps the loop over
-    (length, set) pairs, e.g. ``diveval.report.progress.track``.
+    (length, set) pairs, e.g. ``diveval.report.progress.track``. min_pool: natural source only,
+    skip lengths with fewer distinct responses than this (drawing 2,000 responses with
+    replacement from a handful repeats them and measures the pool, not the metric).
     """
     from ..api import score
     from ..registry import get_metric
@@ -195,10 +200,12 @@ def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[in
         sampler = NaturalSampler(source, tokenizer, lowercase)
         label = f"natural:{name or 'corpus'}"
         options = {"tokenizer": "whitespace", "vocab": vocab}
-    missing = [L for L in lengths if sampler is not None and not sampler.available(L)]
+    pool = {L: sampler.available(L) for L in lengths} if sampler is not None else {}
+    missing = [L for L in lengths if sampler is not None and pool[L] < max(1, min_pool)]
     used = [L for L in lengths if L not in missing]
     if not used:
-        raise InputError(f"the corpus has no response of any asked length ({lengths[0]}..{lengths[-1]})")
+        raise InputError(f"the corpus has fewer than {max(1, min_pool)} responses of every asked "
+                         f"length ({lengths[0]}..{lengths[-1]})")
 
     scores = {m: np.zeros((len(used), n_sets)) for m in metrics}
     signatures: dict[str, str] = {}
@@ -215,7 +222,8 @@ def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[in
             scores[m][i, _k] = result[m].value
             signatures.setdefault(m, result[m].signature)
     trends = {m: fit_trend(used, scores[m]) for m in metrics}
-    return LengthBias(label, used, scores, trends, signatures, n_sets, n_responses, seed, missing)
+    return LengthBias(label, used, scores, trends, signatures, n_sets, n_responses, seed, missing,
+                      pool)
 
 
 def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None = None) -> str:

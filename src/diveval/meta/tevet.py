@@ -109,17 +109,19 @@ def _is_binary(labels: np.ndarray) -> bool:
     return set(np.unique(labels).tolist()) <= {0.0, 1.0} and len(np.unique(labels)) == 2
 
 
+#: Names of Tevet & Berant's human line; skipped (not an error) on files without human scores.
+HUMAN_NAMES = ("human", "absHDS", "abs_hds", "abs_hds_mean", HUMAN)
+
+
 def _resolve_metric(name: str, records: list[dict]) -> tuple[str, str | None]:
-    """('column', column name) or ('registry', None)."""
+    """('column', column name), ('registry', None) or ('absent', None) for the human line."""
     fields = records[0].keys() if records else []
     if name in fields and (name.startswith("metric_") or name == LABEL):
         return "column", name
     if f"metric_{name}" in fields:
         return "column", f"metric_{name}"
-    if name in ("human", "absHDS", "abs_hds"):
-        if HUMAN not in fields:
-            raise InputError(f"the file has no {HUMAN!r} column for the human line")
-        return "column", HUMAN
+    if name in HUMAN_NAMES:
+        return ("column", HUMAN) if HUMAN in fields else ("absent", None)
     return "registry", None
 
 
@@ -163,6 +165,8 @@ def tevet_test(data: Any, metrics: Sequence[str], tokenizer: str = "tevet", lowe
 
     rows: list[TevetRow] = []
     for name, kind, column in resolved:
+        if kind == "absent":
+            continue
         if kind == "column":
             values = as_numbers(inp.column(column), column)
             source, signature = f"column:{column}", None

@@ -1,0 +1,99 @@
+"""Correlations against scipy.stats directly; column handling and the undefined cases."""
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from diveval.errors import InputError
+from diveval.meta.correlate import (coefficient, coefficient_rows, correlate, correlate_columns,
+                                    correlations_to_dict, numeric_columns)
+
+
+def _data(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = x + rng.normal(scale=1.5, size=n)
+    return x, y
+
+
+def test_values_and_p_values_equal_scipy():
+    x, y = _data()
+    res = correlate(x, y, n_resamples=None)
+    for name, fn in (("pearson", st.pearsonr), ("spearman", st.spearmanr), ("kendall", st.kendalltau)):
+        ref = fn(x, y)
+        assert res[name].value == pytest.approx(ref[0], abs=1e-12)
+        assert res[name].p_value == pytest.approx(ref[1], rel=1e-9)
+        assert res[name].n == len(x)
+
+
+def test_rowwise_coefficients_equal_scipy_with_ties():
+    rng = np.random.default_rng(2)
+    xs = rng.integers(0, 5, size=(30, 25)).astype(float)  # many ties
+    ys = xs + rng.integers(0, 3, size=(30, 25))
+    for method, fn in (("pearson", st.pearsonr), ("spearman", st.spearmanr), ("kendall", st.kendalltau)):
+        got = coefficient_rows(xs, ys, method)
+        want = [fn(a, b)[0] for a, b in zip(xs, ys)]
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    const = coefficient_rows(np.ones((2, 5)), np.arange(10.0).reshape(2, 5), "pearson")
+    assert np.isnan(const).all()
+
+
+def test_bootstrap_interval_is_seeded_and_contains_estimate_for_strong_signal():
+    x, y = _data(3, 80)
+    a = correlate(x, y, ["spearman"], n_resamples=300, seed=5)["spearman"]
+    b = correlate(x, y, ["spearman"], n_resamples=300, seed=5)["spearman"]
+    assert (a.interval.low, a.interval.high) == (b.interval.low, b.interval.high)
+    assert a.interval.low < a.value < a.interval.high
+
+
+def test_missing_cells_are_dropped():
+    # rows 2 (x empty), 4 (y "nan") and 5 (x None) are incomplete: pairs (1,2), (2,1), (4,5) remain
+    res = correlate([1, 2, "", 4, 5, None], [2, 1, 3, 5, "nan", 6], ["pearson"], n_resamples=None)
+    assert res["pearson"].n == 3
+    assert res["pearson"].value == pytest.approx(st.pearsonr([1.0, 2.0, 4.0], [2.0, 1.0, 5.0])[0])
+
+
+def test_undefined_cases_raise_input_error():
+    with pytest.raises(InputError, match="constant"):
+        correlate([1, 1, 1, 1], [1, 2, 3, 4], n_resamples=None, x_name="flat")
+    with pytest.raises(InputError, match="at least 3"):
+        correlate([1, 2], [1, 2], n_resamples=None)
+    with pytest.raises(InputError, match="not a number"):
+        correlate([1, "x", 3], [1, 2, 3], n_resamples=None)
+    assert np.isnan(coefficient([1, 1, 1], [1, 2, 3]))
+
+
+def test_correlate_columns_groups_and_default_metrics():
+    rows = []
+    rng = np.random.default_rng(4)
+    for g in ("A", "B"):
+        for i in range(12):
+            h = rng.normal()
+            rows.append({"group": g, "system": f"s{i}", "human": h, "m1": h + rng.normal(scale=0.3),
+                         "m2": str(rng.normal())})
+    assert numeric_columns(rows, exclude=["human", "group"]) == ["m1", "m2"]
+    res = correlate_columns(rows, "human", group_by="group", n_resamples=50)
+    assert set(res) == {"A", "B"} and set(res["A"]) == {"m1", "m2"}
+    sub = [r for r in rows if r["group"] == "B"]
+    ref = st.kendalltau([r["m1"] for r in sub], [r["human"] for r in sub])[0]
+    assert res["B"]["m1"]["kendall"].value == pytest.approx(ref)
+    js = correlations_to_dict(res)
+    assert js["A"]["m1"]["spearman"]["interval"]["n_resamples"] == 50
+    with pytest.raises(InputError, match="no column"):
+        correlate_columns(rows, "nope")
+
+
+@settings(max_examples=25, deadline=None)
+@given(hst.lists(hst.tuples(hst.floats(-100, 100), hst.floats(-100, 100)), min_size=4, max_size=30))
+def test_symmetry_and_bounds(pairs):
+    x = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return
+    a = correlate(x, y, n_resamples=None)
+    b = correlate(y, x, n_resamples=None)
+    for m in a:
+        assert -1 - 1e-12 <= a[m].value <= 1 + 1e-12
+        assert a[m].value == pytest.approx(b[m].value, abs=1e-9)
