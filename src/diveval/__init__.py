@@ -30,6 +30,11 @@ _LAZY = {
     "vendi": "diveval.semantic.vendi:vendi",
     "lsdscc": "diveval.reference.lsdscc:lsdscc",
     "lsdscc_corpus": "diveval.reference.lsdscc:lsdscc_corpus",
+    "correlate": "diveval.meta.correlate:correlate",
+    "correlate_columns": "diveval.meta.correlate:correlate_columns",
+    "bootstrap": "diveval.meta.bootstrap:bootstrap",
+    "tevet_test": "diveval.meta.tevet:tevet_test",
+    "length_bias": "diveval.meta.length_bias:length_bias",
 }
 
 __all__ = ["__version__", *_LAZY]
