@@ -10,7 +10,7 @@ import os
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
-  diveval correlate examples/ead_table2.csv --human human --by dataset --metric distinct --metric ead
+  diveval correlate systems.csv --human human --by dataset --metric distinct --metric ead
   diveval correlate ratings.jsonl --human rating --json
   diveval correlate scores.csv --human human --resamples 0        (no bootstrap intervals)
 
@@ -89,13 +89,15 @@ def read_table(path: str) -> list[dict]:
 def run(args) -> int:
     from ..errors import InputError
     from ..meta.correlate import METHODS, correlate_columns, correlations_to_dict
+    from ..report.progress import track
 
     rows = read_table(args.input)
     methods = args.methods or list(METHODS)
     try:
         result = correlate_columns(rows, args.human, args.metrics, methods, group_by=args.by,
                                    n_resamples=args.resamples or None, confidence=args.confidence,
-                                   fraction=args.fraction, replace=not args.no_replace, seed=args.seed)
+                                   fraction=args.fraction, replace=not args.no_replace, seed=args.seed,
+                                   progress=lambda jobs: track(jobs, "correlating", total=len(jobs)))
     except InputError as exc:
         raise InputError(exc.problem, args.input) from None
     if args.json:

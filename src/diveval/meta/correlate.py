@@ -192,14 +192,16 @@ def correlate_columns(data: Any, human: str, metrics: Sequence[str] | None = Non
                       methods: Sequence[str] = METHODS, group_by: str | None = None,
                       n_resamples: int | None = DEFAULT_RESAMPLES,
                       confidence: float = DEFAULT_CONFIDENCE, fraction: float = 1.0,
-                      replace: bool = True, seed: int | None = 0
+                      replace: bool = True, seed: int | None = 0, progress=None
                       ) -> dict[str | None, dict[str, dict[str, Correlation]]]:
     """Correlate every metric column with the ``human`` column.
 
     data: a mapping {column: values} or a list of row dicts (e.g. ``InputData.records``).
     metrics: the columns to test; by default every numeric column except ``human`` and
     ``group_by``. group_by: a column whose values split the rows (e.g. the data set), each group
-    correlated on its own. Returns {group (None without group_by): {metric: {method: Correlation}}}.
+    correlated on its own. progress: wraps the iterable of (group, metric) jobs, e.g.
+    ``diveval.report.progress.track``. Returns {group (None without group_by): {metric: {method:
+    Correlation}}}.
     """
     names, cols = _columns(data)
     for needed in [human] + ([group_by] if group_by else []) + list(metrics or []):
@@ -217,13 +219,14 @@ def correlate_columns(data: Any, human: str, metrics: Sequence[str] | None = Non
         groups = {g: np.array(ix) for g, ix in groups.items()}
     else:
         groups = {None: np.arange(n_rows)}
-    out: dict[str | None, dict[str, dict[str, Correlation]]] = {}
-    for g, ix in groups.items():
-        h = [cols[human][i] for i in ix]
+    out: dict[str | None, dict[str, dict[str, Correlation]]] = {g: {} for g in groups}
+    jobs = [(g, m) for g in groups for m in metrics]
+    for g, m in (progress(jobs) if progress is not None else jobs):
+        ix = groups[g]
         label = f" (group {g})" if g is not None else ""
-        out[g] = {m: correlate([cols[m][i] for i in ix], h, methods, n_resamples, confidence,
-                               fraction, replace, seed, x_name=m + label, y_name=human + label)
-                  for m in metrics}
+        out[g][m] = correlate([cols[m][i] for i in ix], [cols[human][i] for i in ix], methods,
+                              n_resamples, confidence, fraction, replace, seed,
+                              x_name=m + label, y_name=human + label)
     return out
 
 
