@@ -153,6 +153,10 @@ def format_runs(runs) -> str:
         blocks.append(render_table(f"{r.source}: slope per token (OLS, 95% t interval)",
                                    ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
                                    trend_rows))
+        small = [L for L in r.lengths if r.pool and r.pool[L] < r.n_responses]
+        if small:
+            blocks.append(f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
+                          "which lowers both metrics): " + ", ".join(map(str, small)))
         if r.missing:
             blocks.append("lengths skipped, too few responses in the corpus: "
                           + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing))

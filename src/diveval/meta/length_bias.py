@@ -239,7 +239,7 @@ def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None
     except ImportError:
         raise MissingDependencyError("the length-bias plot", "plots") from None
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=150)
+    fig, ax = plt.subplots(figsize=(8.0, 4.2), dpi=150)
     markers = ["o", "s", "^", "D", "v", "P"]
     styles = {"designated": "--"}
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -250,7 +250,7 @@ def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None
             if m not in r.scores:
                 continue
             mean, std = r.means(m), r.scores[m].std(axis=1)
-            label = f"{_pretty(m)} ({'designated' if kind == 'designated' else 'natural'})"
+            label = f"{_pretty(m)} ({'designated' if kind == 'designated' else r.source.replace(':', ': ', 1)})"
             ax.plot(r.lengths, mean, styles.get(kind, "-"), marker=markers[j % len(markers)],
                     color=colors[j % len(colors)], label=label, markersize=4, linewidth=1.5,
                     alpha=1.0 if kind != "designated" else 0.85)
@@ -259,7 +259,7 @@ def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None
     ax.set_ylabel("score")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     ax.set_title(title or "Distinct vs. EAD against response length", fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
