@@ -99,7 +99,8 @@ class CallableAligner(Aligner):
 
 
 def _ngrams(tokens: Sequence[Hashable], max_n: int) -> list[Counter]:
-    return [Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)) for n in range(1, max_n + 1)]
+    # zip of shifted views yields each n-gram as a tuple (no per-n-gram slicing)
+    return [Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, max_n + 1)]
 
 
 class _Group:
