@@ -1,0 +1,76 @@
+"""resolve_nli_model / resolve_embedder: None, names and model objects."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from diveval.errors import InputError
+from diveval.models import resolve
+
+
+class StubNLI:
+    name = "stub"
+    fingerprint = "1"
+
+    def predict(self, premises, hypotheses):
+        return np.full((len(premises), 3), 1 / 3)
+
+
+class StubEmbedder:
+    name = "stub-emb"
+    fingerprint = "2"
+
+    def encode(self, texts):
+        return np.ones((len(texts), 2))
+
+
+def test_model_objects_are_returned_as_they_are():
+    m, e = StubNLI(), StubEmbedder()
+    assert resolve.resolve_nli_model(m) is m
+    assert resolve.resolve_embedder(e) is e
+
+
+def test_wrong_types_are_refused():
+    with pytest.raises(InputError, match="NLI model"):
+        resolve.resolve_nli_model(42)
+    with pytest.raises(InputError, match="embedder"):
+        resolve.resolve_embedder(StubNLI())  # has predict, not encode
+
+
+def test_no_shipped_model_says_what_to_do(monkeypatch):
+    from diveval.models import shipped_nli
+
+    monkeypatch.setattr(shipped_nli, "shipped_model_available", lambda: False)
+    for spec in (None, "default", shipped_nli.MODEL_NAME):
+        with pytest.raises(InputError, match="no default NLI model is installed"):
+            resolve.resolve_nli_model(spec)
+
+
+def test_shipped_model_is_the_default_when_installed():
+    from diveval.models import shipped_nli
+
+    if not shipped_nli.shipped_model_available():
+        pytest.skip("the shipped NLI model is not installed")
+    model = resolve.resolve_nli_model(None)
+    assert model is shipped_nli.default_nli_model()
+    assert model.predict(["a"], ["b"]).shape == (1, 3)
+
+
+def test_named_models_are_loaded_once(monkeypatch):
+    built = []
+
+    class FakeHF:
+        def __init__(self, spec, **kwargs):
+            built.append((spec, kwargs))
+            self.name, self.fingerprint = spec, "f"
+
+    import diveval.models.hf_nli as hf_nli
+
+    monkeypatch.setattr(hf_nli, "HFNLIModel", FakeHF)
+    monkeypatch.setattr(resolve, "_loaded", {})
+    a = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
+    b = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
+    assert a is b and built == [("some/model", {"device": "cpu", "batch_size": 8})]
+    resolve.resolve_nli_model("some/model", device="cpu")
+    assert len(built) == 2
