@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
 
 from . import add_json_flag, help_formatter
 
@@ -48,50 +45,13 @@ def add_bootstrap_options(p, fraction: float) -> None:
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
 
-def read_table(path: str) -> list[dict]:
-    """Rows of a CSV/TSV (header row) or JSONL file, each a dict with its line in ``_line``."""
-    from ..errors import InputError
-    from ..io.readers import _read_text, detect_format
-
-    text = _read_text(path)
-    kind = detect_format(path)
-    rows: list[dict] = []
-    if kind == "jsonl" or (kind == "txt" and os.path.splitext(path)[1].lower() == ".json"):
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
-            if not isinstance(rec, dict):
-                raise InputError(f"each line must be a JSON object, got {type(rec).__name__}", path, lineno)
-            rec["_line"] = lineno
-            rows.append(rec)
-    elif kind == "csv":
-        dialect = "excel-tab" if path.lower().endswith(".tsv") else "excel"
-        reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
-        try:
-            for row in reader:
-                if None in row:
-                    raise InputError("more fields than the header has", path, reader.line_num)
-                row["_line"] = reader.line_num
-                rows.append(row)
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path, reader.line_num) from None
-    else:
-        raise InputError("expected a .csv, .tsv or .jsonl file", path)
-    if not rows:
-        raise InputError("no rows", path)
-    return rows
-
-
 def run(args) -> int:
     from ..errors import InputError
+    from ..io.readers import read_records
     from ..meta.correlate import METHODS, correlate_columns, correlations_to_dict
     from ..report.progress import track
 
-    rows = read_table(args.input)
+    rows = read_records(args.input)
     methods = args.methods or list(METHODS)
     try:
         result = correlate_columns(rows, args.human, args.metrics, methods, group_by=args.by,

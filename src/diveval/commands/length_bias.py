@@ -58,43 +58,9 @@ def load_corpus(spec: str) -> tuple[list[str], str]:
             raise InputError("--corpus chitchat needs the chitchat-dataset package "
                              "(pip install chitchat-dataset)") from None
         return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
-    from ..io.readers import _read_text, detect_format, read_input
+    from ..io.readers import read_responses
 
-    name = os.path.basename(spec)
-    ext = os.path.splitext(spec)[1].lower()
-    if ext in (".json", ".jsonl", ".ndjson"):
-        text = _read_text(spec)
-        texts: list[str] = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", spec, lineno) from None
-            if not isinstance(rec, dict):
-                raise InputError("each line must be a JSON object", spec, lineno)
-            found = False
-            for key in ("response", "responses", "positive_responses"):
-                val = rec.get(key)
-                if isinstance(val, str):
-                    texts.append(val)
-                    found = True
-                elif isinstance(val, list):
-                    bad = [v for v in val if not isinstance(v, str)]
-                    if bad:
-                        raise InputError(f'"{key}" must hold strings', spec, lineno)
-                    texts.extend(val)
-                    found = True
-            if not found:
-                raise InputError('record has no "response", "responses" or "positive_responses"', spec, lineno)
-        if not texts:
-            raise InputError("no responses in the file", spec)
-        return texts, name
-    data = read_input(spec, detect_format(spec))
-    if data.setting == "sets":
-        return [t for s in data.items for t in s], name
-    return list(data.items), name
+    return read_responses(spec), os.path.basename(spec)
 
 
 def run(args) -> int:
