@@ -108,21 +108,30 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
     """(N, n_orders) clipped match counts of every sentence against the others of its group."""
     N = lengths.size
     P = ids.size
+    orders = np.arange(1, n_orders + 1)
+    if include_self:
+        # the hypothesis is one of its references, so every n-gram is clipped by a count >= its
+        # own: all of its n-grams match
+        return np.maximum(0, lengths[:, None] - orders[None, :] + 1)
     num = np.zeros((N, n_orders), dtype=np.int64)
     if P == 0:
         return num
-    sent = np.repeat(np.arange(N, dtype=np.int64), lengths)  # sentence of each token
-    starts = np.cumsum(lengths) - lengths
+    sent_dtype = np.int32 if N < 2**31 else np.int64
+    sent = np.repeat(np.arange(N, dtype=sent_dtype), lengths)  # sentence of each token
     # tokens from each position to the end of its sentence: order n is valid where rem >= n
-    rem = np.repeat(lengths + starts, lengths) - np.arange(P, dtype=np.int64)
+    rem = np.repeat(np.cumsum(lengths), lengths) - np.arange(P, dtype=np.int64)
     vocab = int(ids.max()) + 1
     pos = np.arange(P, dtype=np.int64)
     key = ids if group is None else group[sent] * vocab + ids
     rank = None
     for n in range(1, n_orders + 1):
         if n > 1:
-            keep = rem >= n
+            # an n-gram can only match another sentence if its first n-1 tokens do: positions
+            # whose (n-1)-gram is in one sentence only are dropped (rank -1) - exact, and most
+            # of the work at higher orders on varied text
+            keep = (rank >= 0) & (rem >= n)
             pos, rem, sent, rank = pos[keep], rem[keep], sent[keep], rank[keep]
+            del keep
             if pos.size == 0:
                 break
             # n-gram = (dense rank of its first n-1 tokens, last token): exact and compact
@@ -130,35 +139,41 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
         ks, order = _sort_keys(key)
         del key
         ss = sent[order]
-        new_key = ks[1:] != ks[:-1]
+        key_start = np.empty(ks.size, dtype=bool)
+        key_start[0] = True
+        np.not_equal(ks[1:], ks[:-1], out=key_start[1:])
         del ks
-        new_pair = new_key | (ss[1:] != ss[:-1])
-        # runs of equal (n-gram, sentence) = pairs with their count in the sentence
-        pstart = np.flatnonzero(np.concatenate(([True], new_pair)))
-        del new_pair
-        cnt = np.diff(np.append(pstart, ss.size))
+        pair_start = key_start.copy()
+        pair_start[1:] |= ss[1:] != ss[:-1]
+        # runs of equal (n-gram, sentence) = pairs, with the n-gram's count in that sentence
+        pstart = np.flatnonzero(pair_start)
+        del pair_start
+        cnt = np.diff(pstart, append=ss.size)
         psent = ss[pstart]
         del ss
-        key_start = np.concatenate(([True], new_key))
-        del new_key
-        if include_self:
-            clipped = cnt  # own count <= max over all sentences
-        else:
-            # runs of equal n-gram among the pairs
-            pflag = key_start[pstart]
-            gstart = np.flatnonzero(pflag)
-            gid = np.cumsum(pflag) - 1
-            m1 = np.maximum.reduceat(cnt, gstart)[gid]
-            is_max = cnt == m1
-            n_max = np.add.reduceat(is_max.astype(np.int64), gstart)[gid]
-            m2 = np.maximum.reduceat(np.where(is_max, 0, cnt), gstart)[gid]
+        # runs of equal n-gram among the pairs; n-grams of one sentence only match nothing
+        pflag = key_start[pstart]
+        gstart = np.flatnonzero(pflag)
+        gsize = np.diff(gstart, append=pstart.size)
+        shared = np.repeat(gsize >= 2, gsize)
+        c, sp = cnt[shared], psent[shared]
+        gs = gsize[gsize >= 2]
+        gst = np.cumsum(gs) - gs
+        if c.size:
+            gid = np.repeat(np.arange(gs.size), gs)
+            m1 = np.maximum.reduceat(c, gst)[gid]
+            is_max = c == m1
+            n_max = np.add.reduceat(is_max.astype(np.int32), gst)[gid]
+            m2 = np.maximum.reduceat(np.where(is_max, 0, c), gst)[gid]
             # the single holder of the max sees the second largest; everyone else sees the max
-            others = np.where(is_max & (n_max == 1), m2, m1)
-            clipped = np.minimum(cnt, others)
-        num[:, n - 1] = np.bincount(psent, weights=clipped, minlength=N).astype(np.int64)
+            clipped = np.minimum(c, np.where(is_max & (n_max == 1), m2, m1))
+            num[:, n - 1] = np.bincount(sp, weights=clipped, minlength=N).astype(np.int64)
         if n < n_orders:
+            el_rank = np.cumsum(key_start) - 1
+            el_rank[~np.repeat(shared, cnt)] = -1
             rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = np.cumsum(key_start) - 1
+            rank[order] = el_rank
+            del el_rank
         del order, key_start
     return num
 
