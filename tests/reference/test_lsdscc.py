@@ -92,6 +92,8 @@ def test_worked_example_equals_hand_computation():
     assert r.mds == 4 / 4 and r.pds == 8 / 8
     assert r.max_bleu == pytest.approx(hand_max_bleu, abs=1e-12)
     assert r.scores == pytest.approx(np.array(table), abs=1e-12)
+    mds, pds, max_bleu, _ = authors_set(hyps, [groups[k] for k in ("1", "2", "3", "4")])
+    assert (mds, pds) == (r.mds, r.pds) and max_bleu == pytest.approx(r.max_bleu, abs=1e-12)
     print(f"\nworked example (bleu aligner): MDS {r.mds} PDS {r.pds} MaxBLEU {r.max_bleu:.6f}")
 
 
@@ -146,7 +148,7 @@ def test_set():
     return queries, groups
 
 
-def test_reader_keeps_null_ids_in_documented_order(test_set):
+def test_reader_keeps_null_ids_in_documented_order(test_set, tmp_path):
     queries, groups = test_set
     assert len(queries) == 299
     with_null = [g for g in groups if "null" in g]
@@ -155,21 +157,11 @@ def test_reader_keeps_null_ids_in_documented_order(test_set):
         ids = [k for k, _ in order_groups(g)]
         assert ids[-1] == "null" and ids[:-1] == sorted(ids[:-1], key=int)
     # the queries file lists the same queries in the same order
-    data = read_lsdscc(str(shared_path("lsdscc", "test.group.json")),
-                       str(_write_own_refs_file(groups)), str(shared_path("lsdscc", "test.queries.txt")))
-    assert data.queries == queries
-
-
-def _write_own_refs_file(groups, tmp=[]):
-    import tempfile
-
-    if not tmp:
-        f = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-        for g in groups:
-            f.write(" </s> ".join(r for _, refs in order_groups(g) for r in refs) + "\n")
-        f.close()
-        tmp.append(f.name)
-    return tmp[0]
+    hyps = tmp_path / "own.txt"
+    hyps.write_text("".join(" </s> ".join(r for refs in g.values() for r in refs) + "\n" for g in groups))
+    data = read_lsdscc(str(shared_path("lsdscc", "test.group.json")), str(hyps),
+                       str(shared_path("lsdscc", "test.queries.txt")))
+    assert data.queries == queries and len(data.hypothesis_sets) == 299
 
 
 def test_matches_authors_algorithm_on_test_set(test_set):

@@ -19,7 +19,10 @@ import json
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .readers import _read_text
+from . import readers as _readers
+
+# UTF-8 file reading with file/line errors, shared with the other readers (public as read_text)
+_read_text = getattr(_readers, "read_text", None) or getattr(_readers, "_read_text")
 
 EOS = "</s>"
 

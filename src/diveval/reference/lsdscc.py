@@ -15,8 +15,9 @@ repository's BLEU (see ``diveval.reference.aligners``); the signature names the 
 Group order and ids: a list of groups keeps its order and its ids are the positions 0..K-1; a
 mapping ``{group_id: [references]}`` (the LSDSCC JSON) keeps its ids as given and is ordered with
 numeric ids first, by value ("1" < "2" < "10"), then every other id ("null", ...) in the order
-given. On the LSDSCC test set this is the order the authors' loader produces (it puts non-integer
-ids after the integer ones); the order matters only for ties.
+given. On the LSDSCC test set this is the order the authors' loader produces (it numbers
+non-integer ids after the last position, which can interleave them with large integer ids in
+other files; diveval never interleaves). The order matters only for ties.
 
 Rules for input the definitions leave open (each an ``InputError`` naming the set): a set with no
 hypotheses, a query with no groups, an empty group, and an empty hypothesis (no token: under the
