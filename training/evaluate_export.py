@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from diveval.models import nli_data  # noqa: E402
+from diveval.models.nli_data import EVAL_SET_NAMES  # noqa: E402
 from diveval.models.nli_eval import evaluate_nli, format_nli_report  # noqa: E402
 from diveval.models.shipped_nli import ShippedNLIModel  # noqa: E402
 
@@ -26,12 +27,14 @@ def main(argv=None):
     ap.add_argument("--files", default="model.int8.onnx,model.fp32.onnx")
     ap.add_argument("--dnli-turns", default="1")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--limit", type=int, default=None, help="first N pairs per set (quick checks)")
+    ap.add_argument("--sets", default=",".join(EVAL_SET_NAMES))
     args = ap.parse_args(argv)
 
     results = {}
     for f in args.files.split(","):
         model = ShippedNLIModel(args.export, model_file=f, batch_size=64)
-        results[f] = evaluate_nli(model, args.data, progress=lambda s, n: print(f"  {f}: {s} ({n})", file=sys.stderr))
+        results[f] = evaluate_nli(model, args.data, args.sets.split(","), limit=args.limit, progress=lambda s, n: print(f"  {f}: {s} ({n})", file=sys.stderr))
         print(format_nli_report(results[f]))
         print()
     names = list(results)

@@ -9,17 +9,21 @@ the pairs held out here.
 CPU, seeded: the same command gives the same weights on the same torch build. Example:
 
     HF_HUB_OFFLINE=1 python training/train_nli.py --data ../shared/data/nli --out /tmp/nli_run \\
-        --epochs 1.6 --dnli-turns 1 --eval-every 300 --deadline 01:25
+        --epochs 2 --time-budget-min 92
+    # exact repeat of that run, whatever the machine's speed:
+    HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_rerun --replay-lr training/nli_lr_trace.tsv
 
-Every ``--eval-every`` steps it scores the validation slices, appends a row to the learning curve
-and saves a checkpoint; the best one (mean validation accuracy) is copied to ``OUT/best``.
-``--deadline`` (UTC HH:MM) stops training early but keeps the best checkpoint; the card must say so.
+On a shared CPU the number of steps that fit is unknown in advance, so the learning rate decays
+linearly to zero by the time budget (or by the end of ``--epochs`` if that comes first) and every
+step's rate is written to ``--lr-trace``; ``--replay-lr`` repeats exactly that schedule. Every
+``--eval-minutes`` it scores small validation slices (carved from the training pool, never from the
+held-out slices), appends a row to the learning curve and saves a checkpoint (``OUT/last``, the best
+so far in ``OUT/best``); the end of training is saved as ``OUT/final``.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
 import os
@@ -116,20 +120,30 @@ def main(argv=None):
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nli"))
     ap.add_argument("--out", default="/tmp/nli_run")
     ap.add_argument("--curve", default=str(ROOT / "training" / "nli_learning_curve.tsv"))
+    ap.add_argument("--lr-trace", default=str(ROOT / "training" / "nli_lr_trace.tsv"),
+                    help="where the learning rate of every step is written (see --replay-lr)")
+    ap.add_argument("--replay-lr", default=None,
+                    help="a trace written by an earlier run: use its per-step learning rates and step "
+                         "count, which makes a time-budgeted run exactly repeatable")
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--epochs", type=float, default=1.6)
-    ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--epochs", type=float, default=1.0)
+    ap.add_argument("--time-budget-min", type=float, default=None,
+                    help="decay the learning rate to zero by this many minutes of training, or by the "
+                         "end of --epochs, whichever comes first")
+    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--weight-decay", type=float, default=0.01)
-    ap.add_argument("--warmup", type=float, default=0.06, help="fraction of steps")
+    ap.add_argument("--warmup-steps", type=int, default=100)
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--dnli-turns", default="1", help="compiled dialogue-nli-gu variants to train on")
-    ap.add_argument("--freeze-word-embeddings", type=int, default=1,
-                    help="1: keep the 30522x384 word embedding fixed (half the parameters; saves "
-                         "optimizer time on a shared 2-core CPU, little effect on accuracy)")
-    ap.add_argument("--eval-every", type=int, default=300)
+    ap.add_argument("--conjnli-pairs", type=int, default=4000,
+                    help="seeded sample of ConjNLI adversarial train (it is off the target domains)")
+    ap.add_argument("--freeze-layers", type=int, default=2,
+                    help="keep the embeddings and the lowest N encoder layers fixed: backward stops "
+                         "there, about a third less compute per pair on a shared CPU")
+    ap.add_argument("--eval-minutes", type=float, default=12.0)
+    ap.add_argument("--valid-pairs", type=int, default=300, help="per validation slice")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--deadline", default=None, help="UTC HH:MM; stop training when passed")
     ap.add_argument("--max-steps", type=int, default=None, help="for quick timing runs")
     args = ap.parse_args(argv)
 
@@ -138,7 +152,7 @@ def main(argv=None):
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import BertForSequenceClassification, get_linear_schedule_with_warmup
+    from transformers import BertForSequenceClassification
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -147,11 +161,16 @@ def main(argv=None):
 
     turns = [int(t) for t in args.dnli_turns.split(",") if t]
     train_sets = nli_data.training_sets(args.data, dnli_turns=turns)
+    if args.conjnli_pairs < len(train_sets["conjnli"]):
+        train_sets["conjnli"] = random.Random(args.seed).sample(train_sets["conjnli"], args.conjnli_pairs)
     pairs = [p for v in train_sets.values() for p in v]
     enc = encode(tok, pairs)
     labels = [p.label for p in pairs]
     lengths = [len(e[0]) for e in enc]
-    valid = {k: (encode(tok, v), [p.label for p in v]) for k, v in nli_data.validation_sets(args.data).items()}
+    valid = {}
+    for k, v in nli_data.validation_sets(args.data).items():
+        v = random.Random(args.seed).sample(v, min(args.valid_pairs, len(v)))
+        valid[k] = (encode(tok, v), [p.label for p in v])
     print(f"train pairs {len(pairs)}: " + ", ".join(f"{k} {len(v)}" for k, v in train_sets.items()), flush=True)
 
     model = BertForSequenceClassification.from_pretrained(
@@ -160,8 +179,10 @@ def main(argv=None):
         label2id={l: i for i, l in enumerate(nli_data.LABELS)},
     )
     model.train()
-    if args.freeze_word_embeddings:
-        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    frozen = [model.bert.embeddings] + list(model.bert.encoder.layer[: args.freeze_layers])
+    for mod in frozen:
+        for prm in mod.parameters():
+            prm.requires_grad_(False)
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters()
@@ -172,74 +193,88 @@ def main(argv=None):
          "weight_decay": 0.0},
     ]
     opt = torch.optim.AdamW(groups, lr=args.lr)
-    steps_per_epoch = math.ceil(len(pairs) / args.batch_size)
-    total = math.ceil(steps_per_epoch * args.epochs)
+    total = math.ceil(math.ceil(len(pairs) / args.batch_size) * args.epochs)
+    replay = None
+    if args.replay_lr:
+        rows = [l.split("\t") for l in Path(args.replay_lr).read_text().splitlines()[1:] if l.strip()]
+        replay = [float(r[1]) for r in rows]
+        total = len(replay)
     if args.max_steps:
         total = min(total, args.max_steps)
-    sched = get_linear_schedule_with_warmup(opt, int(args.warmup * total), total)
-    deadline = None
-    if args.deadline:
-        hh, mm = map(int, args.deadline.split(":"))
-        now = dt.datetime.now(dt.timezone.utc)
-        deadline = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
-        if deadline < now:
-            deadline += dt.timedelta(days=1)
+    budget = args.time_budget_min * 60 if args.time_budget_min and replay is None else None
 
     json.dump(vars(args) | {"train_counts": {k: len(v) for k, v in train_sets.items()},
-                            "total_steps": total, "base": str(base)},
+                            "max_steps_from_epochs": total, "base": str(base)},
               open(out / "run_config.json", "w"), indent=2)
     curve = open(args.curve, "w")
     curve.write("step\tepoch\tpairs_seen\tminutes\ttrain_loss\tlr\t" + "\t".join(valid) + "\tmean_valid\n")
+    trace = None if replay is not None else open(args.lr_trace, "w")
+    if trace:
+        trace.write("step\tlr\n")
     rng = random.Random(args.seed)
     step, best, t0, seen, run_loss, n_loss = 0, -1.0, time.time(), 0, 0.0, 0
-    stopped_early = False
+    last_eval = t0
+    lr = 0.0
 
-    def evaluate_and_save():
+    def evaluate_and_save(tag="last"):
         nonlocal best
         accs = {k: accuracy(model, e, l) for k, (e, l) in valid.items()}
         mean = sum(accs.values()) / len(accs)
         curve.write(f"{step}\t{seen / len(pairs):.3f}\t{seen}\t{(time.time() - t0) / 60:.1f}\t"
-                    f"{run_loss / max(1, n_loss):.4f}\t{sched.get_last_lr()[0]:.2e}\t"
+                    f"{run_loss / max(1, n_loss):.4f}\t{lr:.2e}\t"
                     + "\t".join(f"{a:.4f}" for a in accs.values()) + f"\t{mean:.4f}\n")
         curve.flush()
-        print(f"step {step}/{total} {(time.time() - t0) / 60:.1f} min loss {run_loss / max(1, n_loss):.4f} "
+        print(f"EVAL step {step} {(time.time() - t0) / 60:.1f} min lr {lr:.2e} loss {run_loss / max(1, n_loss):.4f} "
               + " ".join(f"{k}={a:.3f}" for k, a in accs.items()), flush=True)
-        model.save_pretrained(out / "last")
+        model.save_pretrained(out / tag)
         if mean > best:
             best = mean
             shutil.rmtree(out / "best", ignore_errors=True)
-            shutil.copytree(out / "last", out / "best")
+            shutil.copytree(out / tag, out / "best")
             json.dump({"step": step, "valid": accs, "mean_valid": mean}, open(out / "best" / "valid.json", "w"))
 
     done = False
     while not done:
         for batch in bucketed_batches(lengths, args.batch_size, rng):
+            if replay is not None:
+                lr = replay[step]
+            else:
+                # linear warmup, then linear decay to zero at the end of the epochs or of the time
+                # budget, whichever comes first; every step's rate goes to the trace for replay
+                progress = step / total
+                if budget:
+                    progress = max(progress, (time.time() - t0) / budget)
+                lr = args.lr * min(1.0, (step + 1) / args.warmup_steps) * max(0.0, 1.0 - progress)
+                trace.write(f"{step}\t{lr!r}\n")
+            for g in opt.param_groups:
+                g["lr"] = lr
             inputs = collate([enc[i] for i in batch], [labels[i] for i in batch])
             loss = model(**inputs).loss
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
             opt.step()
-            sched.step()
             opt.zero_grad(set_to_none=True)
             step += 1
             seen += len(batch)
             run_loss += loss.item()
             n_loss += 1
             if step % 20 == 0:
+                if trace:
+                    trace.flush()
                 print(f"step {step} {(time.time() - t0):.0f}s {seen / (time.time() - t0):.1f} pairs/s "
-                      f"loss {run_loss / n_loss:.4f}", flush=True)
-            if step % args.eval_every == 0 or step == total:
-                evaluate_and_save()
-                run_loss, n_loss = 0.0, 0
-            if step >= total:
+                      f"lr {lr:.2e} loss {run_loss / n_loss:.4f}", flush=True)
+            if step >= total or (replay is None and lr == 0.0 and step > args.warmup_steps):
                 done = True
                 break
-            if deadline and dt.datetime.now(dt.timezone.utc) >= deadline:
-                print("deadline reached: stopping early", flush=True)
+            # checkpoints on the clock: evaluation does not touch the training state or its RNG
+            if time.time() - last_eval >= args.eval_minutes * 60:
                 evaluate_and_save()
-                stopped_early = done = True
-                break
-    json.dump({"steps": step, "total_steps": total, "stopped_early": stopped_early,
+                last_eval = time.time()
+                run_loss, n_loss = 0.0, 0
+    evaluate_and_save("final")
+    if trace:
+        trace.close()
+    json.dump({"steps": step, "pairs_seen": seen, "epochs_seen": seen / len(pairs),
                "minutes": (time.time() - t0) / 60, "best_mean_valid": best},
               open(out / "run_summary.json", "w"), indent=2)
     print("done", flush=True)

@@ -107,18 +107,22 @@ def format_nli_report(result: dict) -> str:
 
 
 def load_nli_model(name_or_path: Optional[str] = None, **kwargs):
-    """The shipped model for ``None`` / its name, or a ShippedNLIModel from a folder of the same
-    layout (``config.json``, ``vocab.txt``, ``*.onnx``). Hub names are the HF backend's business."""
+    """What ``diveval nli-eval --model NAME_OR_PATH`` scores: ``None`` or the shipped model's name
+    gives the shipped model; an ``.onnx`` file or a folder holding one (same layout as the shipped
+    model: ``config.json``, ``vocab.txt``) gives a ShippedNLIModel of it; anything else goes to
+    :func:`diveval.models.resolve.resolve_nli_model` (Hugging Face hub name or folder)."""
     from pathlib import Path
 
-    from .shipped_nli import MODEL_NAME, ShippedNLIModel, default_nli_model
+    if isinstance(name_or_path, str) and name_or_path:
+        p = Path(name_or_path)
+        if p.is_file() and p.suffix == ".onnx":
+            from .shipped_nli import ShippedNLIModel
 
-    if name_or_path in (None, "", MODEL_NAME, "shipped", "default"):
-        return default_nli_model() if not kwargs else ShippedNLIModel(**kwargs)
-    p = Path(name_or_path)
-    if p.is_file() and p.suffix == ".onnx":
-        return ShippedNLIModel(p.parent, model_file=p.name, **kwargs)
-    if p.is_dir() and any(p.glob("*.onnx")):
-        return ShippedNLIModel(p, **kwargs)
-    raise ValueError(f"{name_or_path!r} is neither the shipped NLI model nor a folder with an ONNX "
-                     "export; load Hugging Face models with the Hugging Face NLI backend")
+            return ShippedNLIModel(p.parent, model_file=p.name, **kwargs)
+        if p.is_dir() and any(p.glob("*.onnx")):
+            from .shipped_nli import ShippedNLIModel
+
+            return ShippedNLIModel(p, **kwargs)
+    from .resolve import resolve_nli_model
+
+    return resolve_nli_model(name_or_path or None, **kwargs)
