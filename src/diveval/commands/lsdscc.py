@@ -18,10 +18,10 @@ JSON's order) with the hypotheses separated by </s>.
 
 def add_parser(sub):
     p = sub.add_parser("lsdscc", help="LSDSCC MaxBLEU / MDS / PDS against grouped references",
-                       description="Score hypothesis sets against human reference groups with the "
-                                   "LSDSCC metrics (Xu et al., NAACL 2018): each hypothesis is aligned "
-                                   "to its best-scoring group; MDS = share of groups covered, PDS = "
-                                   "share of references in covered groups, MaxBLEU = mean best score. "
+                       description="Score hypothesis sets against human reference groups with the LSDSCC\n"
+                                   "metrics (Xu et al., NAACL 2018): each hypothesis is aligned to its\n"
+                                   "best-scoring group (the first on ties); MDS = share of groups covered,\n"
+                                   "PDS = share of references in covered groups, MaxBLEU = mean best score.\n"
                                    "Values are means over queries.",
                        epilog=EPILOG, formatter_class=help_formatter())
     p.add_argument("groups", help="reference groups, JSON {query: {group_id: [references]}}")

@@ -245,8 +245,12 @@ class NistAligner(Aligner):
 
     def __call__(self, hypothesis: str, references: Sequence[str]) -> float:
         if self._nist is None:
-            from nltk.translate.nist_score import sentence_nist  # nltk only when used
+            try:
+                from nltk.translate.nist_score import sentence_nist  # nltk only when used
+            except ImportError:
+                from ..errors import MissingDependencyError
 
+                raise MissingDependencyError("the nist aligner (nltk)", "reference") from None
             self._nist = sentence_nist
         hyp = hypothesis.split()
         refs = [r.split() for r in references]
