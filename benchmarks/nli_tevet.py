@@ -45,9 +45,9 @@ def set_scores(probs: np.ndarray) -> tuple[float, float]:
     return baseline, confidence
 
 
-def score_file(model, path: Path, n_resp: int):
+def score_file(model, path: Path, n_resp: int, max_sets=None):
     with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))[:max_sets]
     prem, hyp, owner = [], [], []
     for r_i, r in enumerate(rows):
         resp = [r[f"resp_{k}"] for k in range(n_resp)]
@@ -73,6 +73,7 @@ def main(argv=None):
     ap.add_argument("--model", default=None, help="folder of an ONNX export (default: the shipped model)")
     ap.add_argument("--responses", type=int, default=5)
     ap.add_argument("--json", default=None, help="write the figures here")
+    ap.add_argument("--max-sets", type=int, default=None, help="first N sets per file (quick checks)")
     args = ap.parse_args(argv)
 
     from diveval.models.nli_eval import load_nli_model
@@ -80,7 +81,7 @@ def main(argv=None):
     model = load_nli_model(args.model)
     results = []
     for name, rel in FILES.items():
-        rows, base, conf, rate = score_file(model, Path(args.data) / rel, args.responses)
+        rows, base, conf, rate = score_file(model, Path(args.data) / rel, args.responses, args.max_sets)
         for target in ("label_value", "metric_abs_hds_mean"):
             if target not in rows[0]:
                 continue
