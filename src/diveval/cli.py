@@ -21,6 +21,9 @@ COMMANDS = [
     "correlate",
     "meta",
     "length-bias",
+    "generate",
+    "thresholds",
+    "augment",
 ]
 
 EXAMPLES = """examples:
