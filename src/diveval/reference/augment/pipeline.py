@@ -1,0 +1,153 @@
+"""Reference augmentation of rated items: retrieval + commonsense + context adaptation.
+
+An item is a dict with the context (a list of turns, or one string with turns separated by
+``||||`` as in the SCARCE files), the human reference (``reference``, else ``prevgt``, else the
+first of ``references`` / ``all_references``), optionally the turns after the reference
+(``future``) and an ``id`` (or ``context_id``). Items that share context, reference and future
+are retrieved once.
+
+Each output item is the input plus ``references`` (the existing references followed by the added
+ones, without duplicates) and ``added_references``: one record per added reference with its
+source, for a person to audit: ``{"text", "source": "retrieval", "score", "bm25": {past,
+response, future}, "corpus", "dialogue", "turn"}`` or ``{"text", "source": "commonsense",
+"relation", "inference", "knowledge"}``; ``"original"`` holds the text before adaptation when an
+adapter changed it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from ...errors import InputError
+from .adapters import ContextAdapter, IdentityAdapter
+from .commonsense import KnowledgeSource, to_sentence
+from .retrieval import BM25Retriever, Query, normalise
+
+CONTEXT_SEP = "||||"
+
+
+def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[str], str | None]:
+    """(context turns, reference, future turns, existing references, id) of one item."""
+    ctx = rec.get("context")
+    if isinstance(ctx, str):
+        ctx = [t.strip() for t in ctx.split(CONTEXT_SEP)] if ctx.strip() else []
+    if not isinstance(ctx, list) or not all(isinstance(t, str) for t in ctx):
+        raise InputError(f'item {index}: "context" must be a list of turns or a "||||"-separated string')
+    refs = rec.get("references", rec.get("all_references", []))
+    if isinstance(refs, str):
+        refs = [refs]
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise InputError(f'item {index}: "references" must be a list of strings')
+    ref = rec.get("reference", rec.get("prevgt"))
+    if ref is None and refs:
+        ref = refs[0]
+    if not isinstance(ref, str):
+        raise InputError(f'item {index}: needs a human reference ("reference", "prevgt" or "references")')
+    fut = rec.get("future", [])
+    if isinstance(fut, str):
+        fut = [t.strip() for t in fut.split(CONTEXT_SEP)] if fut.strip() else []
+    if not isinstance(fut, list) or not all(isinstance(t, str) for t in fut):
+        raise InputError(f'item {index}: "future" must be a list of turns')
+    key = rec.get("id", rec.get("context_id"))
+    return ctx, ref, fut, list(refs) or [ref], None if key is None else str(key)
+
+
+def augment(items: Iterable[dict], retriever: BM25Retriever | None = None, k: int = 10,
+            knowledge: KnowledgeSource | None = None, adapter: ContextAdapter | None = None,
+            progress: bool = False) -> list[dict]:
+    """Add up to ``k`` retrieved references (and any commonsense ones) to every item."""
+    from ...report.progress import track
+
+    items = list(items)
+    if retriever is None and knowledge is None:
+        raise InputError("nothing to add references from: give a retrieval corpus or a knowledge source")
+    adapter = adapter or IdentityAdapter()
+    fields = [item_fields(rec, i) for i, rec in enumerate(items)]
+    cache: dict[tuple, list[dict]] = {}
+    out = []
+    for rec, (ctx, ref, fut, refs, key) in zip(items, track(fields, "augmenting", len(fields), progress or None)):
+        ck = (tuple(ctx), ref, tuple(fut), key)
+        if ck not in cache:
+            cache[ck] = _added(ctx, ref, fut, key, retriever, k, knowledge, adapter)
+        added = cache[ck]
+        seen = {normalise(r) for r in refs}
+        new_refs = list(refs)
+        for a in added:
+            n = normalise(a["text"])
+            if n and n not in seen:
+                seen.add(n)
+                new_refs.append(a["text"])
+        rec = dict(rec)
+        rec["references"] = new_refs
+        rec["added_references"] = added
+        out.append(rec)
+    return out
+
+
+def _added(ctx: Sequence[str], ref: str, fut: Sequence[str], key: str | None, retriever, k: int,
+           knowledge, adapter) -> list[dict]:
+    added: list[dict] = []
+    if retriever is not None:
+        w = retriever.window
+        q = Query(" ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut))
+        for r in retriever.search(q, k):
+            src_ctx = list(retriever.corpus[r.dialogue_index].turns[:r.turn])
+            text = adapter.adapt(r.text, src_ctx, list(ctx))
+            if text is None:
+                continue
+            rec = {"text": text, "source": "retrieval", "score": r.score,
+                   "bm25": {"past": r.field_scores[0], "response": r.field_scores[1],
+                            "future": r.field_scores[2]},
+                   "corpus": r.source, "dialogue": r.dialogue_id, "turn": r.turn}
+            if text != r.text:
+                rec["original"] = r.text
+            added.append(rec)
+    if knowledge is not None:
+        for inf in knowledge.infer(list(ctx), key):
+            s = to_sentence(inf)
+            if s is None:
+                continue
+            text = adapter.adapt(s, list(ctx), list(ctx))
+            if text is None:
+                continue
+            rec = {"text": text, "source": "commonsense", "relation": inf.relation,
+                   "inference": inf.text, "knowledge": knowledge.name}
+            if text != s:
+                rec["original"] = s
+            added.append(rec)
+    return added
+
+
+def read_items(path: str) -> list[dict]:
+    """Items to augment: JSON lines (one object per line) or one JSON list of objects (the SCARCE
+    reference files)."""
+    import json
+    import os
+
+    if not os.path.isfile(path):
+        raise InputError("no such file", path)
+    with open(path, encoding="utf-8-sig") as fh:
+        text = fh.read()
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg})", path, exc.lineno) from None
+        for i, rec in enumerate(data):
+            if not isinstance(rec, dict):
+                raise InputError(f"item {i} is not a JSON object", path)
+        return data
+    out = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
+        if not isinstance(rec, dict):
+            raise InputError("each line must be a JSON object", path, lineno)
+        out.append(rec)
+    if not out:
+        raise InputError("no items in the file", path)
+    return out
