@@ -19,10 +19,7 @@ import json
 from dataclasses import dataclass
 
 from ..errors import InputError
-from . import readers as _readers
-
-# UTF-8 file reading with file/line errors, shared with the other readers (public as read_text)
-_read_text = getattr(_readers, "read_text", None) or getattr(_readers, "_read_text")
+from .readers import read_text
 
 EOS = "</s>"
 
@@ -52,7 +49,7 @@ def _short(q: str) -> str:
 
 def read_groups(path: str) -> tuple[list[str], list[dict[str, list[str]]]]:
     """(queries, one mapping group id -> references per query), in the file's order."""
-    text = _read_text(path)
+    text = read_text(path)
     duplicates: list[str] = []
 
     def pairs_hook(pairs):
@@ -112,7 +109,7 @@ def read_hypotheses(path: str, eos: str = EOS) -> list[list[str]]:
     if not eos:
         raise InputError("the hypothesis separator must not be empty", path)
     sets = []
-    for lineno, line in enumerate(_lines(_read_text(path)), start=1):
+    for lineno, line in enumerate(_lines(read_text(path)), start=1):
         parts = [p.strip() for p in line.split(eos)]
         if len(parts) > 1 and not parts[-1]:
             parts.pop()  # a trailing separator ends the last hypothesis
@@ -129,7 +126,7 @@ def read_hypotheses(path: str, eos: str = EOS) -> list[list[str]]:
 
 
 def read_queries(path: str) -> list[str]:
-    return _lines(_read_text(path))
+    return _lines(read_text(path))
 
 
 def read_lsdscc(groups_path: str, hypotheses_path: str, queries_path: str | None = None,
