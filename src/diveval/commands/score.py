@@ -26,6 +26,8 @@ def add_parser(sub):
     p.add_argument("--vocab", default=None,
                    help="EAD vocabulary: an integer (default 30522), 'tokenizer', or a text file "
                         "whose distinct tokens are counted")
+    p.add_argument("--aligner", default=None,
+                   help="LSDSCC aligner: bleu (default), nltk-bleu, nist, embedding")
     p.add_argument("--items", action="store_true", help="with --json: include per-item values")
     add_model_options(p)
     add_json_flag(p)
@@ -66,6 +68,7 @@ def run(args) -> int:
         "device": args.device,
         "batch_size": args.batch_size,
         "cache_dir": args.cache_dir,
+        "aligner": args.aligner,
         "progress": True,
     }
     if any("reference_groups" in r for r in data.records):  # for metrics that take them (LSDSCC)
