@@ -35,6 +35,8 @@ _LAZY = {
     "bootstrap": "diveval.meta.bootstrap:bootstrap",
     "tevet_test": "diveval.meta.tevet:tevet_test",
     "length_bias": "diveval.meta.length_bias:length_bias",
+    "threshold_generate": "diveval.generation.threshold:threshold_generate",
+    "percentile_threshold": "diveval.generation.thresholds:percentile_threshold",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -1,0 +1,142 @@
+"""`diveval generate INPUT`: Diversity Threshold Generation over a file of contexts."""
+
+from __future__ import annotations
+
+from . import add_json_flag, help_formatter
+
+EPILOG = """examples:
+  diveval generate dev.json --generator pool --metric avg-distinct --out pool.jsonl
+        DailyDialog++: pool = positive + random-negative responses, threshold 0.98
+  diveval generate contexts.jsonl --generator smollm2 --metric sent-bert --out smol.jsonl --limit 20
+  diveval generate contexts.jsonl --generator hf:gpt2 --metric nli --out gpt2.jsonl
+  diveval generate contexts.jsonl --generator pool --metric cos-diversity --threshold -0.2 --out o.jsonl
+
+input: JSON lines {"id", "context": str | [turns], "candidates": [...], "references": [...]}
+or DailyDialog++ records. An interrupted run started again with the same --out goes on where it
+stopped.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("generate", help="resample response sets until they are diverse enough",
+                       description="Diversity Threshold Generation (Stasaski & Hearst 2022): sample n "
+                                   "responses; while the set is not above the threshold and fewer "
+                                   "than --max-samples were drawn, drop the response whose removal "
+                                   "leaves the most diverse subset and sample a replacement.",
+                       epilog=EPILOG, formatter_class=help_formatter())
+    p.add_argument("input", help="JSON lines of contexts (see below)")
+    p.add_argument("--generator", "-g", default="pool",
+                   help="pool (the record's candidates), smollm2 (offline default) or hf:NAME_OR_PATH")
+    p.add_argument("--metric", "-m", default="avg-distinct",
+                   help="preset nli | avg-distinct | sent-bert (paper thresholds) or a sets metric")
+    p.add_argument("--threshold", type=float, default=None, help="a set must score above it "
+                   "(default: the preset's)")
+    p.add_argument("--out", "-o", required=True, help="output JSON lines, appended per context")
+    p.add_argument("--n", type=int, default=5, help="set size (default 5)")
+    p.add_argument("--max-samples", type=int, default=20, help="sample budget per context (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
+    p.add_argument("--keep", choices=["last", "best"], default="last",
+                   help="ending set: the last one (the paper's procedure, default) or the most "
+                        "diverse one met")
+    p.add_argument("--limit", type=int, default=None, help="only the first N contexts")
+    p.add_argument("--pool-fields", default="positive_responses,random_negative_responses",
+                   help="DailyDialog++ fields that make the pool (comma-separated)")
+    p.add_argument("--shuffle-seed", type=int, default=0, help="seed of the pool order (default 0)")
+    g = p.add_argument_group("model generators")
+    g.add_argument("--top-p", type=float, default=0.9)
+    g.add_argument("--top-k", type=int, default=0, help="0: off (default)")
+    g.add_argument("--temperature", type=float, default=1.0)
+    g.add_argument("--max-new-tokens", type=int, default=40)
+    g.add_argument("--threads", type=int, default=None, help="torch CPU threads while generating")
+    p.add_argument("--tokenizer", default=None, help="tokenizer of lexical metrics")
+    from .score import add_model_options
+
+    add_model_options(p)
+    add_json_flag(p)
+    return p
+
+
+def summary_tables(summary: dict, title: str) -> str:
+    from ..report.tables import render_table
+
+    s = summary
+    if not s.get("contexts"):
+        return f"{title}: no contexts"
+    rows = [(s["metric"], f"{s['threshold']:g}", f"{s['start_diversity']:.4f}",
+             f"{s['end_diversity']:.4f}",
+             f"{s['change_pct']:+.1f}%" if s.get("change_pct") is not None else "-",
+             f"{s['mean_samples']:.2f}", f"{100 * s['reached']:.1f}%", f"{s['mean_overlap']:.2f}",
+             str(s["end_below_start"]))]
+    for k, v in s.get("report", {}).items():
+        rows.append((k, "", f"{v['start']:.4f}", f"{v['end']:.4f}",
+                     f"{(v['end'] - v['start']) / abs(v['start']) * 100:+.1f}%" if v["start"] else "-",
+                     "", "", "", ""))
+    text = render_table(f"{title} (Table 4): {s['contexts']} contexts",
+                        ["metric", "threshold", "starting div.", "ending div.", "change",
+                         "mean samples", "reached", "overlap", "end < start"], rows)
+    if "relevance" in s:
+        b = s["relevance"]["bleu"]
+        text += "\n" + render_table(
+            f"relevance (Table 5): {b['contexts']} contexts with references",
+            ["metric", "starting set", "ending set"],
+            [(f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})", f"{b['start']:.4f}",
+              f"{b['end']:.4f}")])
+    return text
+
+
+def run(args) -> int:
+    import json
+
+    from ..errors import InputError
+    from ..generation.runner import run_threshold_generation, summarize
+    from ..generation.scorers import PRESETS
+    from ..io.contexts import read_contexts
+    from ..models.generators import PoolGenerator, resolve_generator
+
+    items = read_contexts(args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()],
+                          args.shuffle_seed)
+    if args.limit is not None:
+        items = items[: args.limit]
+    run_settings = {"generator": args.generator, "metric": args.metric,
+                    "threshold": args.threshold if args.threshold is not None
+                    else (PRESETS[args.metric].threshold if args.metric in PRESETS else None),
+                    "n": args.n, "max_samples": args.max_samples, "seed": args.seed,
+                    "keep": args.keep}
+    if args.generator == "pool":
+        missing = [it.id for it in items if not it.candidates]
+        if missing:
+            raise InputError(f"context {missing[0]!r} has no candidates for the pool generator", args.input)
+        run_settings.update(pool_fields=args.pool_fields, shuffle_seed=args.shuffle_seed)
+
+        def generator_for(it):
+            return PoolGenerator({_key(it.context): it.candidates})
+    else:
+        gen = resolve_generator(args.generator, top_p=args.top_p, top_k=args.top_k,
+                                temperature=args.temperature, max_new_tokens=args.max_new_tokens,
+                                threads=args.threads, device=args.device)
+        run_settings.update(getattr(gen, "settings", {}))
+
+        def generator_for(it):
+            return gen
+    metric_options = {"tokenizer": args.tokenizer, "nli_model": args.nli_model,
+                      "embedding_model": args.embedding_model, "device": args.device,
+                      "batch_size": args.batch_size, "cache_dir": args.cache_dir}
+    metric_options = {k: v for k, v in metric_options.items() if v is not None}
+    run_settings.update({f"metric_{k}": v for k, v in metric_options.items()
+                         if k in ("tokenizer", "nli_model", "embedding_model")})
+    records = run_threshold_generation(items, generator_for, args.metric, args.out, run_settings,
+                                       threshold=args.threshold, n=args.n,
+                                       max_samples=args.max_samples, seed=args.seed,
+                                       keep=args.keep, progress=None, metric_options=metric_options)
+    summary = summarize(records)
+    if args.json:
+        print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
+    else:
+        print(summary_tables(summary, args.input))
+    return 0
+
+
+def _key(context):
+    from ..models.generators import context_key
+
+    return context_key(context)

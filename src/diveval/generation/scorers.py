@@ -1,0 +1,153 @@
+"""Set scorers: what Diversity Threshold Generation asks of a diversity metric.
+
+A set scorer turns one response set into one number (higher = more diverse) and, in one go, scores
+every leave-one-out subset of a set. Two kinds:
+
+- ``MetricScorer(name, **options)``: any registered metric that supports the sets setting. The n
+  leave-one-out subsets go to the metric as ONE sets input, so a lexical metric tokenizes once and
+  a model-backed metric (``nli-*``, ``sent-bert``) makes at most one model call. Model-backed
+  metrics reach their model through the process-wide caches of ``models.cache`` (``CachedNLI``,
+  ``CachedEmbedder``): every (premise, hypothesis) pair and every text goes to the model once, so
+  a new response costs only its own 2(n-1) NLI pairs (or one embedding) and scoring the
+  leave-one-out subsets of a set already scored costs no model call at all.
+- any object with ``name``, ``signature``, ``score(responses) -> float`` and
+  ``leave_one_out(responses) -> list[float]`` (e.g. a stub in tests); ``FunctionScorer`` wraps a
+  plain ``f(responses) -> float``.
+
+The paper's presets (Stasaski & Hearst 2022, section 6) live in ``PRESETS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..errors import InputError
+
+
+@runtime_checkable
+class SetScorer(Protocol):
+    name: str
+    signature: str
+
+    def score(self, responses: Sequence[str]) -> float:
+        """The diversity of one response set."""
+        ...
+
+    def leave_one_out(self, responses: Sequence[str]) -> Sequence[float]:
+        """Element i: the diversity of ``responses`` without response i."""
+        ...
+
+
+class MetricScorer:
+    """A registered sets metric as a set scorer; ``options`` are the metric's run options
+    (tokenizer, nli_model, embedding_model, cache_dir, ...)."""
+
+    def __init__(self, metric: str, **options: Any):
+        from ..registry import get_metric
+        from ..results import SETS
+
+        self.metric = get_metric(metric)
+        if not self.metric.supports(SETS):
+            raise InputError(f"metric {metric!r} does not score response sets; threshold "
+                             f"generation needs a sets metric")
+        self.name = metric
+        self.options = {k: v for k, v in options.items() if v is not None}
+        self.signature = ""  # filled by the first score (it names the model and its weights)
+
+    def _scores(self, sets: list[list[str]]) -> np.ndarray:
+        result = self.metric(sets, **self.options)
+        self.signature = result.signature
+        if result.items is None or len(result.items) != len(sets):
+            raise InputError(f"metric {self.name!r} gives no per-set values")
+        return np.asarray(result.items, dtype=float)
+
+    def score(self, responses: Sequence[str]) -> float:
+        return float(self._scores([list(responses)])[0])
+
+    def score_many(self, sets: Sequence[Sequence[str]]) -> np.ndarray:
+        return self._scores([list(s) for s in sets])
+
+    def leave_one_out(self, responses: Sequence[str]) -> list[float]:
+        items = list(responses)
+        subsets = [items[:i] + items[i + 1:] for i in range(len(items))]
+        return self._scores(subsets).tolist()
+
+    def __repr__(self) -> str:
+        return f"MetricScorer({self.name!r}, {self.options!r})"
+
+
+class FunctionScorer:
+    """A plain ``f(responses) -> float`` as a set scorer (leave-one-out by calling f n times)."""
+
+    def __init__(self, fn: Callable[[list[str]], float], name: Optional[str] = None,
+                 signature: Optional[str] = None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "function")
+        self.signature = signature or f"{self.name}|function"
+
+    def score(self, responses: Sequence[str]) -> float:
+        return float(self.fn(list(responses)))
+
+    def leave_one_out(self, responses: Sequence[str]) -> list[float]:
+        items = list(responses)
+        return [float(self.fn(items[:i] + items[i + 1:])) for i in range(len(items))]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One of the paper's settings: the metric that decides (drop choice and threshold), its
+    threshold (a set must score strictly above it), the metric reported in the paper's tables,
+    and fixed metric options."""
+
+    name: str
+    metric: str
+    threshold: float
+    report: Optional[str] = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+
+PRESETS: dict[str, Preset] = {
+    # "more than 10 contradictions of the 20 ordered pairs of a set of 5"; the paper's tables
+    # report Baseline NLI Diversity of the starting and ending sets.
+    "nli": Preset("nli", "nli-counts", 10.0, report="nli-baseline",
+                  note="more than 10 contradictions of 20 ordered pairs; reports nli-baseline"),
+    # the 90th percentile of averaged distinct-n over DailyDialog++ dev human sets; Tevet &
+    # Berant's tokenizer (`diveval thresholds` reproduces 0.98 with it).
+    "avg-distinct": Preset("avg-distinct", "avg-distinct", 0.98, options={"tokenizer": "tevet"},
+                           note="averaged distinct-1..5 above 0.98, Tevet tokenizer"),
+    # Sent-BERT diversity = minus the mean pairwise cosine.
+    "sent-bert": Preset("sent-bert", "sent-bert", -0.179,
+                        note="minus mean pairwise embedding cosine above -0.179"),
+}
+
+
+def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: Any):
+    """(scorer, threshold, report scorer or None) for a preset name, a registered metric name or a
+    scorer object. A preset gives its threshold unless ``threshold`` is passed; a metric name or a
+    scorer needs ``threshold``. ``options`` go to registered metrics (the preset's own fixed options
+    win unless given here)."""
+    report = None
+    if isinstance(metric, str):
+        preset = PRESETS.get(metric)
+        if preset is not None:
+            opts = {**preset.options, **{k: v for k, v in options.items() if v is not None}}
+            scorer = MetricScorer(preset.metric, **opts)
+            if preset.report:
+                report = MetricScorer(preset.report, **opts)
+            return scorer, preset.threshold if threshold is None else float(threshold), report
+        scorer = MetricScorer(metric, **options)
+    elif isinstance(metric, SetScorer):
+        scorer = metric
+    elif callable(metric):
+        scorer = FunctionScorer(metric)
+    else:
+        raise InputError(f"a metric must be a preset ({', '.join(PRESETS)}), a registered metric "
+                         f"name, a set scorer or a function; got {type(metric).__name__}")
+    if threshold is None:
+        raise InputError(f"metric {getattr(scorer, 'name', metric)!r} is not a preset: "
+                         f"give a threshold (presets: {', '.join(PRESETS)})")
+    return scorer, float(threshold), report

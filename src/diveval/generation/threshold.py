@@ -1,0 +1,194 @@
+"""Diversity Threshold Generation (Stasaski & Hearst 2022, section 6).
+
+Sample n = 5 responses. While the set is not above the threshold and fewer than S = 20 samples
+were drawn: score every (n-1)-subset, drop the response missing from the best subset, sample one
+replacement. The ending set is the set when the loop stops (``keep="last"``, the paper's
+procedure). Nothing makes that set at least as diverse as the starting one: a replacement can be
+duplicative enough to pull the set below where it started (on DailyDialog++ dev with a pool of
+human responses and averaged distinct-n, 14 of 1,028 contexts end lower). ``keep="best"`` returns
+instead the most diverse set met on the way (the earliest on ties), which is never below the
+starting set; the same samples are drawn either way.
+
+Rules this module fixes (the paper leaves them open):
+
+- *above* is strict: a set reaches the threshold when its score is > threshold (the NLI preset's
+  "more than 10 contradictions" is ``score > 10``);
+- ties between subsets: the first best subset in set order wins, i.e. the response dropped is the
+  earliest one whose removal gives the best score; the replacement takes the dropped response's
+  place in the set (so the order of the set is stable);
+- samples: the first n come from one ``generator.sample(context, n, seed)`` call; replacement j
+  (j = 1, 2, ...) from ``generator.sample(context, 1, seed + j)``; the same seed gives the same run;
+- a generator that has nothing left to give (``GeneratorExhausted``, e.g. a pool of candidates)
+  ends the loop with ``stop = "exhausted"``; one that cannot give the first n raises InputError;
+- utterance overlap: how many responses of the starting set (by sample, not by text) are still in
+  the ending set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from ..errors import InputError
+from ..models.generators import GeneratorExhausted
+
+STOP_REACHED, STOP_BUDGET, STOP_EXHAUSTED = "reached", "budget", "exhausted"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replacement: the set's score before it, the leave-one-out scores, which response went
+    (index in the set and text) and what came in."""
+
+    score_before: float
+    subset_scores: tuple[float, ...]
+    dropped_index: int
+    dropped: str
+    added: str
+
+
+@dataclass(frozen=True)
+class ThresholdResult:
+    context: Any
+    metric: str
+    threshold: float
+    start: tuple[str, ...]
+    start_diversity: float
+    end: tuple[str, ...]
+    end_diversity: float
+    samples: int  # responses drawn in all (n at least)
+    reached: bool
+    stop: str  # "reached", "budget" or "exhausted"
+    overlap: int  # responses of the starting set still in the ending set
+    keep: str = "last"
+    steps: tuple[Step, ...] = ()
+    signature: str = ""
+    report: dict = field(default_factory=dict)  # {metric: {"start": x, "end": y}}
+
+    def to_dict(self, with_steps: bool = False) -> dict[str, Any]:
+        out = {
+            "context": self.context,
+            "metric": self.metric,
+            "threshold": self.threshold,
+            "start": list(self.start),
+            "start_diversity": self.start_diversity,
+            "end": list(self.end),
+            "end_diversity": self.end_diversity,
+            "samples": self.samples,
+            "reached": self.reached,
+            "stop": self.stop,
+            "overlap": self.overlap,
+            "keep": self.keep,
+            "signature": self.signature,
+        }
+        if self.report:
+            out["report"] = {k: dict(v) for k, v in self.report.items()}
+        if with_steps:
+            out["steps"] = [
+                {"score_before": s.score_before, "subset_scores": list(s.subset_scores),
+                 "dropped_index": s.dropped_index, "dropped": s.dropped, "added": s.added}
+                for s in self.steps]
+        return out
+
+
+def _draw(generator, context, k: int, seed: int) -> list[str]:
+    out = generator.sample(context, k, seed)
+    if isinstance(out, str) or not isinstance(out, (list, tuple)):
+        raise InputError(f"generator {getattr(generator, 'name', generator)!r} must return a list "
+                         f"of strings, got {type(out).__name__}")
+    out = list(out)
+    if len(out) != k or not all(isinstance(x, str) for x in out):
+        raise InputError(f"generator {getattr(generator, 'name', generator)!r} returned "
+                         f"{len(out)} item(s) for k={k}; expected {k} strings")
+    return out
+
+
+def _best_subset(subset_scores: Sequence[float]) -> int:
+    """Index of the first maximum; NaN never wins."""
+    best, best_i = None, -1
+    for i, s in enumerate(subset_scores):
+        s = float(s)
+        if s != s:  # NaN
+            continue
+        if best is None or s > best:
+            best, best_i = s, i
+    if best_i < 0:
+        raise InputError("every leave-one-out subset scored NaN; the metric is undefined here")
+    return best_i
+
+
+def threshold_generate(context: Any, generator: Any, metric: Any, threshold: Optional[float] = None,
+                       n: int = 5, max_samples: int = 20, seed: int = 0, *,
+                       keep: str = "last", report: Any = None, **options: Any) -> ThresholdResult:
+    """Diversity Threshold Generation for one context (see the module docstring).
+
+    generator: any ``Generator`` (``sample(context, k, seed) -> list[str]``). metric: a preset
+    name ("nli", "avg-distinct", "sent-bert", with the paper's thresholds), a registered sets
+    metric name (then ``threshold`` is required), or a set scorer (``generation.scorers``).
+    report: extra scorer(s) scored on the starting and ending sets only (the NLI preset reports
+    nli-baseline). keep: "last" (the paper's ending set) or "best" (the most diverse set met).
+    options: metric options (tokenizer, nli_model, embedding_model, cache_dir, ...).
+    """
+    from .scorers import resolve_scorer
+
+    if n < 2:
+        raise InputError(f"n must be at least 2 (a set needs pairs), got {n}")
+    if max_samples < n:
+        raise InputError(f"max_samples ({max_samples}) must be at least n ({n})")
+    if keep not in ("last", "best"):
+        raise InputError(f'keep must be "last" or "best", got {keep!r}')
+    scorer, threshold, preset_report = resolve_scorer(metric, threshold, **options)
+    reporters = [r for r in ([preset_report] if preset_report else [])]
+    if report is not None:
+        reporters += list(report) if isinstance(report, (list, tuple)) else [report]
+
+    first = _draw(generator, context, n, seed)
+    current = list(first)
+    origin = list(range(n))  # which draw each slot holds
+    drawn = n
+    score = scorer.score(current)
+    start_score = score
+    steps: list[Step] = []
+    best = (score, list(current), list(origin))
+    stop = STOP_REACHED
+    while not score > threshold:
+        if drawn >= max_samples:
+            stop = STOP_BUDGET
+            break
+        subset_scores = [float(s) for s in scorer.leave_one_out(current)]
+        drop = _best_subset(subset_scores)
+        try:
+            (new,) = _draw(generator, context, 1, seed + drawn - n + 1)
+        except GeneratorExhausted:
+            stop = STOP_EXHAUSTED
+            break
+        steps.append(Step(score, tuple(subset_scores), drop, current[drop], new))
+        current[drop] = new
+        origin[drop] = drawn
+        drawn += 1
+        score = scorer.score(current)
+        if score > best[0]:
+            best = (score, list(current), list(origin))
+    if keep == "best":
+        score, current, origin = best[0], best[1], best[2]
+
+    reported = {}
+    for r in reporters:
+        reported[r.name] = {"start": float(r.score(first)), "end": float(r.score(current))}
+    return ThresholdResult(
+        context=context,
+        metric=scorer.name,
+        threshold=threshold,
+        start=tuple(first),
+        start_diversity=float(start_score),
+        end=tuple(current),
+        end_diversity=float(score),
+        samples=drawn,
+        reached=bool(score > threshold),
+        stop=stop,
+        overlap=sum(1 for o in origin if o < n),
+        keep=keep,
+        steps=tuple(steps),
+        signature=getattr(scorer, "signature", "") or "",
+        report=reported,
+    )
