@@ -34,6 +34,7 @@ hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vector
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
@@ -157,6 +158,21 @@ def _ref_counts(refs: list[list[str]]) -> dict:
 # BLEU
 
 
+def _coco_bleu(matches, totals, hyp_len: int, ref_len: int, n: int) -> float:
+    """BLEU-n as pycocoevalcap (nlg-eval) computes it: each precision is
+    (matches + 1e-15) / (hypothesis n-grams + 1e-9) (no other smoothing), geometric mean of
+    orders 1..n, brevity penalty exp(1 - r/c) when c < r (with the same epsilons)."""
+    tiny, small = 1e-15, 1e-9
+    prod = 1.0
+    for k in range(n):
+        prod *= (matches[k] + tiny) / (totals[k] + small)
+    value = prod ** (1.0 / n)
+    ratio = (hyp_len + tiny) / (ref_len + small)
+    if ratio < 1:
+        value *= math.exp(1 - 1 / ratio)
+    return value
+
+
 def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing="method1",
          tokenizer: str | Tokenizer = "whitespace", lowercase: bool = False) -> Score:
     """BLEU-n (uniform weights up to n) of each hypothesis against its references.
@@ -164,26 +180,38 @@ def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing
     reduction: ``"multi"`` (default; joint multi-reference BLEU, value = corpus BLEU), ``"max"`` or
     ``"mean"`` over single-reference sentence BLEU (value = mean of the sentence values).
     smoothing: an nltk method name (method1 by default, as the shared engine; ``None`` is nltk's
-    unsmoothed default).
+    unsmoothed default), or ``"coco"``: the pycocoevalcap / nlg-eval convention (1e-15 added to
+    every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
+    computed from the same statistics.
     """
-    from ..lexical.bleu import corpus_bleu, resolve_smoothing, sentence_bleu
+    from ..lexical.bleu import corpus_bleu, corpus_stats, resolve_smoothing, segment_stats, sentence_bleu
 
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction, BLEU_REDUCTIONS)
-    smoothing = resolve_smoothing(smoothing)
+    coco = smoothing == "coco"
+    if not coco:
+        smoothing = resolve_smoothing(smoothing)
     h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
     r_toks = [tok.tokenize_many(rs) for rs in refs]
     import warnings
 
+    def sent(h, rs):
+        if coco:
+            st = segment_stats(h, rs, n)
+            return _coco_bleu(st.matches, st.totals, st.hyp_len, st.ref_len, n)
+        return sentence_bleu(h, rs, max_n=n, smoothing=smoothing)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # method0's zero-precision warning, once per call is noise
         if reduction == "multi":
-            items = np.array([sentence_bleu(h, rs, max_n=n, smoothing=smoothing)
-                              for h, rs in zip(h_toks, r_toks)], dtype=float)
-            value = corpus_bleu(h_toks, r_toks, max_n=n, smoothing=smoothing)
+            items = np.array([sent(h, rs) for h, rs in zip(h_toks, r_toks)], dtype=float)
+            if coco:
+                st = corpus_stats(h_toks, r_toks, n)
+                value = _coco_bleu(st.matches, st.totals, st.hyp_len, st.ref_len, n)
+            else:
+                value = corpus_bleu(h_toks, r_toks, max_n=n, smoothing=smoothing)
         else:
-            per_ref = _per_reference(h_toks, r_toks,
-                                     lambda h, r: sentence_bleu(h, [r], max_n=n, smoothing=smoothing))
+            per_ref = _per_reference(h_toks, r_toks, lambda h, r: sent(h, [r]))
             items = _reduce(per_ref, reduction)
             value = None
     sig = {"n": n, "refs": reduction, "smooth": smoothing, **tok.signature}
@@ -194,20 +222,60 @@ def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing
 # ROUGE-L
 
 
-def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmeasure",
-            use_stemmer: bool = False) -> Score:
-    """ROUGE-L (longest common subsequence) by ``rouge-score``; ``measure`` is fmeasure (default),
-    precision or recall of the LCS; reduction max (default) or mean over references.
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence of two token sequences (dynamic programming)."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, start=1):
+            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
 
-    Note: with ``max`` the F-measure equals ``RougeScorer.score_multi``; the nlg-eval variant
-    (max precision and max recall taken separately, beta = 1.2) is a different number.
+
+def _nlgeval_rouge_l(hyp: list[str], refs: list[list[str]], beta: float = 1.2) -> float:
+    # pycocoevalcap's Rouge: the best precision and the best recall over the references, each
+    # taken separately, combined by F-beta with beta = 1.2
+    precs, recs = [], []
+    for r in refs:
+        lcs = lcs_length(r, hyp)
+        precs.append(lcs / len(hyp) if hyp else 0.0)
+        recs.append(lcs / len(r) if r else 0.0)
+    p, r = max(precs), max(recs)
+    if p == 0 or r == 0:
+        return 0.0
+    return ((1 + beta ** 2) * p * r) / (r + beta ** 2 * p)
+
+
+def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmeasure",
+            use_stemmer: bool = False, variant: str = "rouge-score") -> Score:
+    """ROUGE-L (longest common subsequence).
+
+    variant ``"rouge-score"`` (default): Google's ``rouge-score`` (its tokenizer: lower-case,
+    non-alphanumerics dropped); ``measure`` is fmeasure (default), precision or recall; reduction
+    max (default; for the F-measure this equals ``RougeScorer.score_multi``) or mean.
+    variant ``"nlg-eval"``: pycocoevalcap's ROUGE-L (tokens split on spaces, the best precision
+    and best recall over the references taken separately, F with beta = 1.2), what nlg-eval and
+    the SCARCE authors report; with reduction ``"mean"`` the mean of its single-reference values.
     """
+    hyps, refs = check_references(hypotheses, references)
+    _check_reduction(reduction)
+    if variant == "nlg-eval":
+        h_t = [h.split(" ") for h in hyps]
+        if reduction == "max":
+            items = np.array([_nlgeval_rouge_l(h, [r.split(" ") for r in rs]) for h, rs in zip(h_t, refs)])
+        else:
+            items = _reduce(_per_reference(h_t, refs, lambda h, r: _nlgeval_rouge_l(h, [r.split(" ")])), "mean")
+        sig = {"variant": "nlg-eval", "beta": 1.2, "refs": reduction, "tok": "space"}
+        return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
+    if variant != "rouge-score":
+        raise InputError(f"unknown ROUGE-L variant {variant!r}; choose rouge-score or nlg-eval")
     try:
         from rouge_score import rouge_scorer
     except ImportError:  # pragma: no cover
         raise MissingDependencyError("ROUGE-L", "reference") from None
-    hyps, refs = check_references(hypotheses, references)
-    _check_reduction(reduction)
     if measure not in ("fmeasure", "precision", "recall"):
         raise InputError(f"unknown ROUGE measure {measure!r}; choose fmeasure, precision or recall")
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)

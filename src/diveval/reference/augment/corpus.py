@@ -156,8 +156,13 @@ def read_dailydialog_plusplus(path: str, source: str | None = None) -> DialogueC
     return DialogueCorpus(tuple(dialogues), source)
 
 
-def load_chitchat(path: str | None = None, source: str = "chitchat") -> DialogueCorpus:
-    """The ``chitchat-dataset`` package's conversations (or its ``dataset.json`` at ``path``)."""
+def load_chitchat(path: str | None = None, source: str = "chitchat", unit: str = "turn") -> DialogueCorpus:
+    """The ``chitchat-dataset`` package's conversations (or its ``dataset.json`` at ``path``).
+
+    unit: ``"turn"`` (default; one speaker's consecutive messages joined by a space: 138,737 turns)
+    or ``"utterance"`` (every chat message is a turn: 258,145)."""
+    if unit not in ("turn", "utterance"):
+        raise InputError(f"unknown chitchat unit {unit!r}; choose turn or utterance")
     if path is None:
         try:
             import chitchat_dataset
@@ -175,7 +180,10 @@ def load_chitchat(path: str | None = None, source: str = "chitchat") -> Dialogue
             raise InputError(f"malformed JSON ({exc.msg})", path, exc.lineno) from None
     dialogues = []
     for key, conv in data.items():
-        turns = tuple(" ".join(u["text"] for u in m) for m in conv["messages"])
+        if unit == "turn":
+            turns = tuple(" ".join(u["text"] for u in m) for m in conv["messages"])
+        else:
+            turns = tuple(u["text"] for m in conv["messages"] for u in m)
         dialogues.append(Dialogue(str(key), turns, source))
     return DialogueCorpus(tuple(dialogues), source)
 
