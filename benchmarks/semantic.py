@@ -100,6 +100,9 @@ def main() -> None:
               f"encoded, {s2['disk_hits']} disk hits, {t_second:.2f} s "
               f"({t_first / max(t_second, 1e-9):.0f}x faster)")
         saved = s1["calls"] - s2["calls"]
+        batches = lambda k: -(-k // args.batch_size)  # noqa: E731
+        print(f"forward batches: first run {batches(s1['computed'])}, second run "
+              f"{batches(s2['computed'])}")
         print(f"model calls saved by the cache on the second run: {saved} of {s1['calls']} "
               f"({s1['computed'] - s2['computed']} of {s1['computed']} texts); "
               f"same value: {one.value == two.value} (target: all saved)")

@@ -308,3 +308,30 @@ def test_missing_model_is_a_clear_error(tmp_path, monkeypatch):
 
     with pytest.raises(InputError, match="cannot load the NLI model"):
         HFNLIModel(str(tmp_path / "nowhere"), device="cpu")
+
+
+def test_cli_scores_with_a_local_model_and_fills_the_disk_cache(tiny_roberta, tmp_path, capsys):
+    import json
+    import sqlite3
+
+    from diveval.cli import main
+    from diveval.models.cache import CACHE_FILE
+
+    folder, _, _ = tiny_roberta
+    sets = [SENTENCES[:3], SENTENCES[3:6]]
+    path = tmp_path / "sets.jsonl"
+    path.write_text("".join(json.dumps({"responses": s}) + "\n" for s in sets))
+    cache = tmp_path / "cache"
+    code = main(["score", str(path), "-m", "nli-confidence", "-m", "nli-counts", "--nli-model",
+                 str(folder), "--cache", str(cache), "--batch-size", "2", "--device", "cpu", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    api = nli_diversity(sets, str(folder), "confidence", device="cpu")
+    got = out["scores"]["nli-confidence"]
+    assert got["value"] == pytest.approx(api.value, abs=1e-6) and got["signature"] == api.signature
+    counts = nli_counts(sets, str(folder), device="cpu")
+    assert out["scores"]["nli-counts"]["details"]["total"] == dict(counts.details["total"])
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        assert db.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 6 + 6
+    code = main(["score", str(path), "-m", "nli-baseline", "--nli-model", str(tmp_path / "none")])
+    assert code == 2 and "cannot load the NLI model" in capsys.readouterr().err
