@@ -74,3 +74,21 @@ def test_named_models_are_loaded_once(monkeypatch):
     assert a is b and built == [("some/model", {"device": "cpu", "batch_size": 8})]
     resolve.resolve_nli_model("some/model", device="cpu")
     assert len(built) == 2
+
+
+def test_a_folder_in_the_shipped_layout_goes_to_the_onnx_backend(tmp_path, monkeypatch):
+    from diveval.models import shipped_nli
+
+    built = []
+
+    class FakeShipped:
+        def __init__(self, folder, **kwargs):
+            built.append((folder, kwargs))
+            self.name, self.fingerprint = "onnx", "f"
+
+    monkeypatch.setattr(shipped_nli, "ShippedNLIModel", FakeShipped)
+    monkeypatch.setattr(resolve, "_loaded", {})
+    (tmp_path / "vocab.txt").write_text("[PAD]\n")
+    (tmp_path / "model.int8.onnx").write_bytes(b"")
+    model = resolve.resolve_nli_model(str(tmp_path), batch_size=4)
+    assert isinstance(model, FakeShipped) and built == [(str(tmp_path), {"batch_size": 4})]

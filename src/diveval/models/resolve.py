@@ -2,7 +2,8 @@
 
 - ``resolve_nli_model(None)``: the NLI model shipped with diveval (``shipped_nli.default_nli_model``);
   a string: a Hugging Face sequence-classification model by hub name or folder (``HFNLIModel``),
-  except the shipped model's own name; an object with ``predict``: itself.
+  except the shipped model's own name ("default" too) and a folder in the shipped model's layout
+  (``*.onnx`` beside ``vocab.txt``: ``ShippedNLIModel``); an object with ``predict``: itself.
 - ``resolve_embedder(None)``: the offline all-MiniLM-L6-v2; a string: a sentence-transformers
   model by name or folder; an object with ``encode``: itself.
 
@@ -42,6 +43,13 @@ def _shipped_nli(batch_size: Optional[int]):
                  lambda: shipped_nli.ShippedNLIModel(batch_size=batch_size))
 
 
+def _onnx_folder(spec: str) -> bool:
+    from pathlib import Path
+
+    p = Path(spec)
+    return p.is_dir() and (p / "vocab.txt").exists() and any(p.glob("*.onnx"))
+
+
 def resolve_nli_model(spec: Any = None, *, device: Optional[str] = None,
                       batch_size: Optional[int] = None) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
@@ -54,6 +62,11 @@ def resolve_nli_model(spec: Any = None, *, device: Optional[str] = None,
             MODEL_NAME = None
         if spec in ("default", "shipped") or spec == MODEL_NAME:
             return _shipped_nli(batch_size)
+        if _onnx_folder(spec):  # a folder in the shipped model's layout (ONNX + vocab.txt)
+            from .shipped_nli import ShippedNLIModel
+
+            kwargs = {} if batch_size is None else {"batch_size": batch_size}
+            return _once(("nli-onnx", spec, None, batch_size), lambda: ShippedNLIModel(spec, **kwargs))
         from .hf_nli import HFNLIModel
 
         kwargs = {"device": device} if batch_size is None else {"device": device, "batch_size": batch_size}
