@@ -138,11 +138,18 @@ def threshold_generate(context: Any, generator: Any, metric: Any, threshold: Opt
     if keep not in ("last", "best"):
         raise InputError(f'keep must be "last" or "best", got {keep!r}')
     scorer, threshold, preset_report = resolve_scorer(metric, threshold, **options)
+    if not hasattr(generator, "sample"):
+        from ..models.generators import resolve_generator
+
+        generator = resolve_generator(generator)
     reporters = [r for r in ([preset_report] if preset_report else [])]
     if report is not None:
         reporters += list(report) if isinstance(report, (list, tuple)) else [report]
 
-    first = _draw(generator, context, n, seed)
+    try:
+        first = _draw(generator, context, n, seed)
+    except GeneratorExhausted as err:
+        raise InputError(f"the generator cannot give the first {n} responses: {err}") from None
     current = list(first)
     origin = list(range(n))  # which draw each slot holds
     drawn = n

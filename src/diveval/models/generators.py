@@ -110,8 +110,9 @@ class CallableGenerator:
     def sample(self, context: Context, k: int, seed: int) -> list[str]:
         k = _check_k(k)
         out = self.fn(context, k, seed)
-        if isinstance(out, str):
-            raise InputError(f"generator {self.name!r} returned one string; return a list of {k}")
+        if isinstance(out, str) or not isinstance(out, (list, tuple)):
+            raise InputError(f"generator {self.name!r} returned {type(out).__name__}; "
+                             f"expected a list of {k} strings")
         out = list(out)
         if len(out) != k or not all(isinstance(x, str) for x in out):
             raise InputError(f"generator {self.name!r} returned {len(out)} item(s) for k={k}; "

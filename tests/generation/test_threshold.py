@@ -1,0 +1,237 @@
+"""Diversity Threshold Generation step by step, with stub generators and stub metrics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diveval.errors import InputError
+from diveval.generation.scorers import FunctionScorer, MetricScorer, resolve_scorer
+from diveval.generation.threshold import threshold_generate
+from diveval.models.generators import GeneratorExhausted, PoolGenerator
+
+
+class Scripted:
+    """Returns the next items of a fixed script; records every (k, seed) it was asked for."""
+
+    name = "scripted"
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.calls = []
+
+    def sample(self, context, k, seed):
+        self.calls.append((k, seed))
+        if len(self.script) < k:
+            raise GeneratorExhausted("script ran out")
+        out, self.script = self.script[:k], self.script[k:]
+        return out
+
+
+class CountingScorer:
+    """Diversity = number of distinct strings; counts how often each method runs."""
+
+    name = "n-distinct"
+    signature = "n-distinct|stub"
+
+    def __init__(self):
+        self.scored = []
+        self.loo = []
+
+    def score(self, responses):
+        self.scored.append(list(responses))
+        return float(len(set(responses)))
+
+    def leave_one_out(self, responses):
+        self.loo.append(list(responses))
+        r = list(responses)
+        return [float(len(set(r[:i] + r[i + 1:]))) for i in range(len(r))]
+
+
+def test_drops_the_response_missing_from_the_best_subset_first_on_ties():
+    gen = Scripted(["a", "a", "b", "c", "d", "e"])
+    scorer = CountingScorer()
+    res = threshold_generate("ctx", gen, scorer, 4.5)
+    # removing slot 0 or slot 1 (both "a") leaves 4 distinct: a tie, the earlier slot goes
+    assert len(res.steps) == 1
+    step = res.steps[0]
+    assert step.subset_scores == (4.0, 4.0, 3.0, 3.0, 3.0)
+    assert step.dropped_index == 0 and step.dropped == "a" and step.added == "e"
+    assert res.end == ("e", "a", "b", "c", "d")  # the replacement takes the dropped slot
+    assert res.start == ("a", "a", "b", "c", "d")
+    assert res.start_diversity == 4.0 and res.end_diversity == 5.0
+    assert res.samples == 6 and res.reached and res.stop == "reached"
+    assert res.overlap == 4
+    assert gen.calls == [(5, 0), (1, 1)]  # n at once, then one replacement with seed + 1
+
+
+def test_tie_goes_to_the_first_subset_whatever_the_values():
+    # scores that tie between slots 2 and 4: slot 2 goes
+    def f(responses):
+        return sum(len(x) for x in responses) - 10 * (len(responses) == 5)
+
+    gen = Scripted(["aaaa", "aaa", "a", "aa", "a", "zzzzzzzz"])
+    res = threshold_generate("c", gen, FunctionScorer(f), 15)
+    first = res.steps[0]
+    assert first.subset_scores == (7.0, 8.0, 10.0, 9.0, 10.0)
+    assert first.dropped_index == 2
+
+
+def test_threshold_reached_at_once_draws_nothing_more():
+    gen = Scripted(list("abcdefg"))
+    scorer = CountingScorer()
+    res = threshold_generate("c", gen, scorer, 4.0)
+    assert res.reached and res.samples == 5 and res.steps == ()
+    assert res.start == res.end and res.overlap == 5
+    assert scorer.loo == []  # no subset scoring when the start is good enough
+    assert gen.calls == [(5, 0)]
+
+
+def test_above_is_strict():
+    res = threshold_generate("c", Scripted(list("abcdeabcdeabcdeabcde")), CountingScorer(), 5.0)
+    assert not res.reached and res.stop == "budget"
+
+
+def test_never_reached_uses_the_whole_budget():
+    gen = Scripted(["x"] * 40)
+    scorer = CountingScorer()
+    res = threshold_generate("c", gen, scorer, 1.5, seed=7)
+    assert res.samples == 20 and not res.reached and res.stop == "budget"
+    assert len(res.steps) == 15
+    assert res.overlap == 4  # all ties: slot 0 is dropped every time
+    assert all(s.dropped_index == 0 for s in res.steps)
+    assert [s for _, s in gen.calls] == [7] + list(range(8, 23))
+    assert len(scorer.loo) == 15
+    short = threshold_generate("c", Scripted(["x"] * 40), CountingScorer(), 1.5, max_samples=7)
+    assert short.samples == 7 and len(short.steps) == 2
+
+
+def test_overlap_counts_samples_not_texts():
+    # the replacement repeats a text of the starting set; it is still a new sample
+    gen = Scripted(["a", "a", "b", "c", "d", "a", "e"])
+    res = threshold_generate("c", gen, CountingScorer(), 4.5)
+    assert res.end == ("e", "a", "b", "c", "d")
+    assert res.samples == 7 and res.overlap == 4
+
+
+def test_exhausted_generator_stops_the_loop():
+    gen = Scripted(["a", "a", "a", "a", "a", "a"])
+    res = threshold_generate("c", gen, CountingScorer(), 3)
+    assert res.stop == "exhausted" and res.samples == 6 and not res.reached
+
+
+def test_too_few_responses_to_start_is_an_input_error():
+    with pytest.raises(InputError, match="first 5"):
+        threshold_generate("c", Scripted(["a", "b"]), CountingScorer(), 3)
+
+
+def test_keep_best_is_never_below_the_start_and_last_can_be():
+    # start: 5 distinct words; a tiny threshold nobody reaches with score = distinct count,
+    # but replacements are duplicates, so the last set is worse than the start
+    gen = Scripted(["a", "b", "c", "d", "e"] + ["b"] * 15)
+    last = threshold_generate("c", gen, CountingScorer(), 5.5)
+    assert last.end_diversity < last.start_diversity
+    best = threshold_generate("c", Scripted(["a", "b", "c", "d", "e"] + ["b"] * 15), CountingScorer(),
+                              5.5, keep="best")
+    assert best.end_diversity == best.start_diversity == 5.0
+    assert best.end == best.start and best.samples == last.samples == 20
+
+
+def test_nan_subset_never_wins_and_all_nan_is_an_error():
+    class Nanny:
+        name, signature = "nan", "nan"
+
+        def score(self, r):
+            return 0.0
+
+        def leave_one_out(self, r):
+            return [math.nan, 2.0, math.nan, 1.0, 0.0]
+
+    res = threshold_generate("c", Scripted(list("abcdef")), Nanny(), 0.5)
+    assert res.steps[0].dropped_index == 1
+
+    class AllNan(Nanny):
+        def leave_one_out(self, r):
+            return [math.nan] * 5
+
+    with pytest.raises(InputError, match="NaN"):
+        threshold_generate("c", Scripted(list("abcdef")), AllNan(), 5)
+
+
+def test_bad_arguments():
+    with pytest.raises(InputError):
+        threshold_generate("c", Scripted(list("abcde")), CountingScorer(), 1, n=1)
+    with pytest.raises(InputError):
+        threshold_generate("c", Scripted(list("abcde")), CountingScorer(), 1, max_samples=3)
+    with pytest.raises(InputError, match="threshold"):
+        threshold_generate("c", Scripted(list("abcde")), "distinct-2")
+    with pytest.raises(InputError, match="strings"):
+        threshold_generate("c", lambda c, k, s: None, CountingScorer(), 1)
+    with pytest.raises(InputError, match="strings"):
+        threshold_generate("c", lambda c, k, s: ["only one"], CountingScorer(), 1)
+
+
+def test_same_seed_same_run_with_a_pool():
+    pool = {"ctx": [f"w{i} x{i % 3}" for i in range(30)]}
+    a = threshold_generate("ctx", PoolGenerator(pool), "avg-distinct", seed=3)
+    b = threshold_generate("ctx", PoolGenerator(pool), "avg-distinct", seed=3)
+    c = threshold_generate("ctx", PoolGenerator(pool), "avg-distinct", seed=4)
+    assert a.to_dict(with_steps=True) == b.to_dict(with_steps=True)
+    assert a.start != c.start
+
+
+def _reference(draws, score, threshold, n, budget):
+    """Independent reading of the procedure: plain lists, subsets by deleting each index."""
+    it = iter(draws)
+    cur = [next(it) for _ in range(n)]
+    drawn = n
+    while not score(cur) > threshold and drawn < budget:
+        subs = [score(cur[:i] + cur[i + 1:]) for i in range(n)]
+        i = subs.index(max(subs))
+        cur[i] = next(it)
+        drawn += 1
+    return cur, drawn
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a b", "a c", "b c d", "d", "e f g", "a", "c c"]), min_size=20,
+                max_size=20),
+       st.floats(0.3, 1.0), st.integers(2, 5), st.integers(5, 20))
+def test_matches_an_independent_reading_of_the_procedure(draws, threshold, n, budget):
+    def distinct1(resp):
+        toks = [t for r in resp for t in r.split()]
+        return len(set(toks)) / len(toks) if toks else 0.0
+
+    budget = max(budget, n)
+    want_set, want_drawn = _reference(draws, distinct1, threshold, n, budget)
+    res = threshold_generate("c", Scripted(draws), FunctionScorer(distinct1), threshold, n=n,
+                             max_samples=budget)
+    assert list(res.end) == want_set and res.samples == want_drawn
+
+
+def test_metric_scorer_scores_subsets_like_the_metric_alone():
+    import diveval
+
+    sets = ["the cat sat", "the dog sat", "a bird flew off", "the cat ran", "we went home"]
+    scorer = MetricScorer("avg-distinct", tokenizer="tevet")
+    loo = scorer.leave_one_out(sets)
+    for i, v in enumerate(loo):
+        alone = diveval.avg_distinct([sets[:i] + sets[i + 1:]], tokenizer="tevet").value
+        assert v == pytest.approx(alone, abs=1e-12)
+    assert scorer.score(sets) == pytest.approx(diveval.avg_distinct([sets], tokenizer="tevet").value)
+    assert "tok:tevet" in scorer.signature
+
+
+def test_presets():
+    scorer, thr, report = resolve_scorer("avg-distinct")
+    assert thr == 0.98 and scorer.options["tokenizer"] == "tevet" and report is None
+    scorer, thr, report = resolve_scorer("sent-bert")
+    assert thr == -0.179 and scorer.name == "sent-bert"
+    scorer, thr, report = resolve_scorer("nli")
+    assert thr == 10 and scorer.name == "nli-counts" and report.name == "nli-baseline"
+    assert resolve_scorer("avg-distinct", 0.5)[1] == 0.5
+    with pytest.raises(InputError):
+        resolve_scorer("ead-9", 1)
