@@ -235,3 +235,74 @@ def test_presets():
     assert resolve_scorer("avg-distinct", 0.5)[1] == 0.5
     with pytest.raises(InputError):
         resolve_scorer("ead-9", 1)
+
+
+class StubNLI:
+    """A deterministic NLI stub: probabilities from a hash of the pair; counts the pairs it sees."""
+
+    name = "stub-nli"
+    fingerprint = "stub0"
+
+    def __init__(self):
+        self.pairs = []
+
+    def predict(self, premises, hypotheses):
+        import hashlib
+
+        import numpy as np
+
+        self.pairs += list(zip(premises, hypotheses))
+        rows = []
+        for p, h in zip(premises, hypotheses):
+            d = hashlib.blake2b(f"{p}|{h}".encode(), digest_size=3).digest()
+            v = np.array([d[0] + 1.0, d[1] + 1.0, d[2] + 1.0])
+            rows.append(v / v.sum())
+        return np.array(rows)
+
+
+class StubEmbedder:
+    name = "stub-emb"
+    fingerprint = "stub0"
+
+    def __init__(self):
+        self.texts = []
+
+    def encode(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        self.texts += list(texts)
+        return np.array([[b - 128.0 for b in hashlib.blake2b(t.encode(), digest_size=8).digest()]
+                         for t in texts])
+
+
+def test_nli_preset_pays_only_for_the_new_responses_pairs():
+    from diveval.semantic.nli_diversity import nli_diversity
+
+    model = StubNLI()
+    texts = [f"response number {i}" for i in range(20)]
+    res = threshold_generate("c", Scripted(texts), "nli", nli_model=model)
+    assert res.metric == "nli-counts" and res.threshold == 10
+    steps = len(res.steps)
+    # 20 ordered pairs for the first set, then 2(n-1) = 8 per replacement; leave-one-out subsets
+    # and the reported Baseline NLI Diversity cost nothing more
+    assert len(model.pairs) == 20 + 8 * steps
+    assert len(set(model.pairs)) == len(model.pairs)
+    fresh = StubNLI()
+    want = nli_diversity([list(res.end)], fresh, "baseline").value
+    assert res.report["nli-baseline"]["end"] == want
+    counts = nli_diversity([list(res.end)], fresh, "baseline").details["counts"]["contradiction"][0]
+    assert res.end_diversity == counts and res.reached == (counts > 10)
+    assert "stub-nli" in res.signature
+
+
+def test_sent_bert_preset_embeds_each_response_once():
+    from diveval.semantic.embedding_diversity import embedding_diversity
+
+    model = StubEmbedder()
+    texts = [f"reply {i}" for i in range(20)]
+    res = threshold_generate("c", Scripted(texts), "sent-bert", 0.9, embedding_model=model)
+    assert res.samples == 20 and len(res.steps) == 15  # 0.9 is out of reach for 5 vectors
+    assert sorted(model.texts) == sorted(texts)  # every sample embedded exactly once
+    assert res.end_diversity == pytest.approx(embedding_diversity([list(res.end)], StubEmbedder()).value)
