@@ -109,6 +109,19 @@ def test_order_invariance(corpus, seed):
     np.testing.assert_allclose(p2, p1[perm], atol=1e-12)
 
 
+@pytest.mark.parametrize("chunk,pack_bits", [(1, 62), (3, 62), (7, 62), (1 << 19, 8), (2, 8)])
+def test_slices_and_unpacked_sort(monkeypatch, chunk, pack_bits):
+    """Tiny slices (runs of one n-gram longer than a slice) and the argsort path for keys too
+    large to pack give the nltk values too."""
+    import diveval.lexical.self_bleu as sb
+
+    monkeypatch.setattr(sb, "_CHUNK", chunk)
+    monkeypatch.setattr(sb, "_PACK_BITS", pack_bits)
+    rng = random.Random(chunk + pack_bits)
+    for _ in range(15):
+        check(random_corpus(rng, 2, 12), rng.randint(1, 5), rng.choice(["method1", "method7"]))
+
+
 def test_larger_corpus_with_string_tokens():
     rng = random.Random(2024)
     words = [f"w{i}" for i in range(40)]

@@ -14,8 +14,11 @@ every other one: ~240 s for 2,000 sentences). Nothing quadratic is needed:
 * the closest length among the others comes from the sorted list of lengths with sentence i's
   own length removed once.
 
-Each order costs one sort of (n-gram, sentence) keys; the n-gram keys of order n are built from
-the dense ranks of order n - 1, so they stay exact int64 values (no hashing, no collisions).
+Each order costs one sort of n-gram keys (ties kept in position order, so equal (n-gram,
+sentence) pairs are adjacent); the keys of order n are built from the dense ranks of order n - 1,
+so they stay exact int64 values (no hashing, no collisions). A position whose (n-1)-gram occurs in
+one sentence only cannot match at order n and is dropped, which removes most of the work at
+higher orders. With ``include_self`` every n-gram matches itself, so no counting is needed.
 
 Edge cases, as nltk: an empty hypothesis scores 0; an empty sentence still counts as a reference
 (of length 0, which matters for the brevity penalty of short hypotheses); a sentence shorter than
@@ -87,24 +90,66 @@ def _closest_other_lengths(lengths: np.ndarray, group: np.ndarray, include_self:
     return np.where(hi - lo >= 2, lengths, closest)  # another sentence has the same length
 
 
-def _sort_keys(key: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted keys, order) with ties kept in input order (i.e. by position, hence by sentence).
+# Sorted arrays are processed in slices of about this many elements (cut at n-gram boundaries):
+# the temporaries of a slice stay in cache and are recycled by malloc, where whole-corpus
+# temporaries (120 MB each at 1M sentences) cost a fresh mmap and page faults every time.
+_CHUNK = 1 << 19
+# Keys are packed with their index into int64 values below 2**_PACK_BITS (room for key + 1).
+_PACK_BITS = 62
 
-    index: 0, 1, 2, ... at least as long as key (allocated once by the caller).
-    """
-    m = key.size
-    bits = max(1, (m - 1).bit_length())
-    if m and int(key.max()) < (1 << (63 - bits)):
-        # pack the index into the low bits: a plain value sort (SIMD, ~7x faster than argsort)
-        # then returns both the sorted keys and the permutation, ties in index order
-        packed = key << bits
-        packed |= index[:m]
-        packed.sort()
-        order = packed & ((1 << bits) - 1)
-        packed >>= bits
-        return packed, order
-    order = np.argsort(key, kind="stable")
-    return key[order], order
+
+class _Sorted:
+    """Keys sorted with ties in input order (hence by position, hence by sentence), read back in
+    slices as (keys, original indices)."""
+
+    def __init__(self, key: np.ndarray, index: np.ndarray):
+        m = key.size
+        self.size = m
+        self.bits = max(1, (m - 1).bit_length())
+        if m and int(key.max()) < (1 << (_PACK_BITS - self.bits)):
+            # pack the index into the low bits: a plain value sort (SIMD, several times faster
+            # than argsort) then yields both the sorted keys and the permutation
+            packed = key << self.bits
+            packed |= index[:m]
+            packed.sort()
+            self.packed, self.keys, self.order = packed, None, None
+        else:  # keys too large to pack: stable argsort
+            self.order = np.argsort(key, kind="stable")
+            self.keys, self.packed = key[self.order], None
+
+    def first_of(self, i: int) -> int:
+        """Index of the first element whose key equals the key at i."""
+        if self.packed is not None:
+            k = int(self.packed[i]) >> self.bits
+            return int(np.searchsorted(self.packed, k << self.bits, side="left"))
+        return int(np.searchsorted(self.keys, self.keys[i], side="left"))
+
+    def after_run(self, i: int) -> int:
+        """Index just past the run of elements whose key equals the key at i."""
+        if self.packed is not None:
+            k = int(self.packed[i]) >> self.bits
+            return int(np.searchsorted(self.packed, (k + 1) << self.bits, side="left"))
+        return int(np.searchsorted(self.keys, self.keys[i], side="right"))
+
+    def chunks(self, step: int):
+        """Slices [a, b) of about ``step`` elements that never split a run of equal keys."""
+        a = 0
+        while a < self.size:
+            b = a + step
+            if b >= self.size:
+                b = self.size
+            else:
+                b = self.first_of(b)
+                if b <= a:  # one run longer than the step
+                    b = self.after_run(a)
+            yield a, b
+            a = b
+
+    def read(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.packed is not None:
+            v = self.packed[a:b]
+            return v >> self.bits, v & ((1 << self.bits) - 1)
+        return self.keys[a:b], self.order[a:b]
 
 
 def _clipped_matches(ids, lengths, group, n_orders, include_self):
@@ -143,46 +188,75 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
                 break
             # n-gram = (dense rank of its first n-1 tokens, last token): exact and compact
             key = rank * vocab + ids[pos + (n - 1)]
-        ks, order = _sort_keys(key, index)
+        srt = _Sorted(key, index)
         del key
-        ss = sent[order]
-        key_start = np.empty(ks.size, dtype=bool)
-        key_start[0] = True
-        np.not_equal(ks[1:], ks[:-1], out=key_start[1:])
-        del ks
-        pair_start = key_start.copy()
-        pair_start[1:] |= ss[1:] != ss[:-1]
-        # runs of equal (n-gram, sentence) = pairs, with the n-gram's count in that sentence
-        pstart = np.flatnonzero(pair_start)
-        del pair_start
-        cnt = np.diff(pstart, append=ss.size).astype(np.int32)
-        psent = ss[pstart]
-        del ss
-        # runs of equal n-gram among the pairs; n-grams of one sentence only match nothing
-        pflag = key_start[pstart]
-        gstart = np.flatnonzero(pflag)
-        gsize = np.diff(gstart, append=pstart.size)
-        shared = np.repeat(gsize >= 2, gsize)
-        c, sp = cnt[shared], psent[shared]
-        gs = gsize[gsize >= 2]
-        gst = np.cumsum(gs) - gs
-        if c.size:
-            gid = np.repeat(np.arange(gs.size), gs)
-            m1 = np.maximum.reduceat(c, gst)[gid]
-            is_max = c == m1
-            n_max = np.add.reduceat(is_max.astype(np.int32), gst)[gid]
-            m2 = np.maximum.reduceat(np.where(is_max, 0, c), gst)[gid]
-            # the single holder of the max sees the second largest; everyone else sees the max
-            clipped = np.minimum(c, np.where(is_max & (n_max == 1), m2, m1))
-            num[:, n - 1] = np.bincount(sp, weights=clipped, minlength=N).astype(np.int64)
-        if n < n_orders:
-            el_rank = np.cumsum(key_start) - 1
-            el_rank[~np.repeat(shared, cnt)] = -1
-            rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = el_rank
-            del el_rank
-        del order, key_start
+        last = n == n_orders
+        if not last:
+            rank = np.empty(srt.size, dtype=np.int64)
+        hits_s, hits_c = [], []
+        n_keys = 0  # dense rank offset of the current slice
+        for a, b in srt.chunks(_CHUNK):
+            sent_s, clip, ranks = _slice_stats(srt, a, b, sent, not last)
+            if clip.size:
+                hits_s.append(sent_s)
+                hits_c.append(clip)
+            if not last:
+                local, order, distinct = ranks
+                local[local >= 0] += n_keys
+                rank[order] = local
+                n_keys += distinct
+        if hits_s:
+            num[:, n - 1] = np.bincount(np.concatenate(hits_s), weights=np.concatenate(hits_c),
+                                        minlength=N).astype(np.int64)
+        del srt
     return num
+
+
+def _slice_stats(srt: _Sorted, a: int, b: int, sent: np.ndarray, want_rank: bool):
+    """Clipped matches found in sorted slice [a, b) (which holds whole n-gram runs).
+
+    Returns (sentences, clipped counts) of the pairs with a non-zero clipped count, and, when
+    ``want_rank``, (local dense rank per element or -1 for n-grams of a single sentence, original
+    indices, number of distinct n-grams in the slice).
+    """
+    ks, order = srt.read(a, b)
+    ss = sent[order]
+    m = ks.size
+    key_start = np.empty(m, dtype=bool)
+    key_start[0] = True
+    np.not_equal(ks[1:], ks[:-1], out=key_start[1:])
+    del ks
+    pair_start = key_start.copy()
+    pair_start[1:] |= ss[1:] != ss[:-1]
+    # runs of equal (n-gram, sentence) = pairs, with the n-gram's count in that sentence
+    pstart = np.flatnonzero(pair_start)
+    cnt = np.diff(pstart, append=m)
+    psent = ss[pstart]
+    # runs of equal n-gram among the pairs; n-grams of one sentence only match nothing
+    gstart = np.flatnonzero(key_start[pstart])
+    gsize = np.diff(gstart, append=pstart.size)
+    multi = gsize >= 2
+    shared = np.repeat(multi, gsize)
+    c, sp = cnt[shared], psent[shared]
+    gs = gsize[multi]
+    if c.size:
+        gst = np.cumsum(gs) - gs
+        gid = np.repeat(np.arange(gs.size), gs)
+        m1 = np.maximum.reduceat(c, gst)[gid]
+        is_max = c == m1
+        n_max = np.add.reduceat(is_max.astype(np.int32), gst)[gid]
+        m2 = np.maximum.reduceat(np.where(is_max, 0, c), gst)[gid]
+        # the single holder of the max sees the second largest; everyone else sees the max
+        clipped = np.minimum(c, np.where(is_max & (n_max == 1), m2, m1))
+        nz = clipped > 0
+        hits = (sp[nz], clipped[nz])
+    else:
+        hits = (sp, c)
+    if not want_rank:
+        return hits[0], hits[1], None
+    el_rank = np.cumsum(key_start, dtype=np.int64) - 1
+    el_rank[~np.repeat(shared, cnt)] = -1
+    return hits[0], hits[1], (el_rank, order, int(gstart.size))
 
 
 def self_bleu_ids(ids: np.ndarray, lengths: np.ndarray, group: np.ndarray | None = None,
