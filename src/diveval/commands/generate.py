@@ -48,6 +48,8 @@ def add_parser(sub):
     g.add_argument("--temperature", type=float, default=1.0)
     g.add_argument("--max-new-tokens", type=int, default=40)
     g.add_argument("--threads", type=int, default=None, help="torch CPU threads while generating")
+    p.add_argument("--bertscore", action="store_true",
+                   help="relevance also by BERTScore F1 against the references (models extra)")
     p.add_argument("--tokenizer", default=None, help="tokenizer of lexical metrics")
     from .score import add_model_options
 
@@ -76,11 +78,14 @@ def summary_tables(summary: dict, title: str) -> str:
                          "mean samples", "reached", "overlap", "end < start"], rows)
     if "relevance" in s:
         b = s["relevance"]["bleu"]
+        rel_rows = [(f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})", f"{b['start']:.4f}",
+                     f"{b['end']:.4f}")]
+        if "bertscore" in s["relevance"]:
+            bs = s["relevance"]["bertscore"]
+            rel_rows.append(("BERTScore F1 (max over refs)", f"{bs['start']:.4f}", f"{bs['end']:.4f}"))
         text += "\n" + render_table(
             f"relevance (Table 5): {b['contexts']} contexts with references",
-            ["metric", "starting set", "ending set"],
-            [(f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})", f"{b['start']:.4f}",
-              f"{b['end']:.4f}")])
+            ["metric", "starting set", "ending set"], rel_rows)
     return text
 
 
@@ -127,7 +132,8 @@ def run(args) -> int:
     records = run_threshold_generation(items, generator_for, args.metric, args.out, run_settings,
                                        threshold=args.threshold, n=args.n,
                                        max_samples=args.max_samples, seed=args.seed,
-                                       keep=args.keep, progress=None, metric_options=metric_options)
+                                       keep=args.keep, progress=None, metric_options=metric_options,
+                                       with_bertscore=args.bertscore)
     summary = summarize(records)
     if args.json:
         print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))

@@ -6,7 +6,7 @@ the middle, which the next run drops). Started again with the same settings, it 
 skips the contexts already there and goes on; with other settings it refuses (a file never mixes
 two runs). ``summarize`` turns the records into the paper's Table 4 (starting and ending
 diversity, mean samples) and, where contexts have references, Table 5 (relevance of the starting
-and ending sets by multi-reference BLEU).
+and ending sets by multi-reference BLEU, and BERTScore F1 when asked).
 """
 
 from __future__ import annotations
@@ -34,6 +34,15 @@ def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
     refs = [tok(r) for r in references]
     return float(np.mean([sentence_bleu(tok(h), refs, max_n=BLEU_SETTINGS["max_n"],
                                         smoothing=BLEU_SETTINGS["smoothing"]) for h in responses]))
+
+
+def set_bertscore(responses: Sequence[str], references: Sequence[str]) -> float:
+    """Mean BERTScore F1 of the responses, each against its best reference (``reference.multiref``:
+    all-MiniLM-L6-v2 layer 6 by default, no idf, no rescaling); needs the models extra."""
+    from ..reference.multiref import bertscore
+
+    refs = [list(references)] * len(responses)
+    return float(bertscore(list(responses), refs, reduction="max")["F"].value)
 
 
 def read_finished(path: str, run: dict[str, Any]) -> dict[str, dict]:
@@ -77,6 +86,7 @@ def run_threshold_generation(items: Iterable[Any], generator_for: Callable[[Any]
                              out: str, run: dict[str, Any], *, threshold: Optional[float] = None,
                              n: int = 5, max_samples: int = 20, seed: int = 0, keep: str = "last",
                              progress: Optional[bool] = None, metric_options: Optional[dict] = None,
+                             with_bertscore: bool = False,
                              on_record: Optional[Callable[[dict], None]] = None) -> list[dict]:
     """Threshold generation for every ``ContextItem`` not yet in ``out``; returns all records
     (earlier ones first). ``generator_for(item)`` gives the item's generator (a pool generator is
@@ -97,6 +107,10 @@ def run_threshold_generation(items: Iterable[Any], generator_for: Callable[[Any]
             if it.references:
                 rec["relevance"] = {"bleu": {"start": set_relevance(res.start, it.references),
                                              "end": set_relevance(res.end, it.references)}}
+                if with_bertscore:
+                    rec["relevance"]["bertscore"] = {
+                        "start": set_bertscore(res.start, it.references),
+                        "end": set_bertscore(res.end, it.references)}
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             fh.flush()
             records.append(rec)
@@ -135,4 +149,9 @@ def summarize(records: Sequence[dict]) -> dict[str, Any]:
         out["relevance"] = {"bleu": {"start": float(np.mean([x["start"] for x in rel])),
                                      "end": float(np.mean([x["end"] for x in rel])),
                                      "contexts": len(rel), **BLEU_SETTINGS}}
+        bs = [r["relevance"]["bertscore"] for r in records if "bertscore" in r.get("relevance", {})]
+        if bs:
+            out["relevance"]["bertscore"] = {"start": float(np.mean([x["start"] for x in bs])),
+                                             "end": float(np.mean([x["end"] for x in bs])),
+                                             "contexts": len(bs)}
     return out
