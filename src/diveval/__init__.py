@@ -45,6 +45,9 @@ _LAZY = {
     "length_bias": "diveval.meta.length_bias:length_bias",
     "threshold_generate": "diveval.generation.threshold:threshold_generate",
     "percentile_threshold": "diveval.generation.thresholds:percentile_threshold",
+    "PoolGenerator": "diveval.models.generators:PoolGenerator",
+    "HFGenerator": "diveval.models.generators:HFGenerator",
+    "smollm2_generator": "diveval.models.generators:smollm2_generator",
 }
 
 __all__ = ["__version__", *_LAZY]
