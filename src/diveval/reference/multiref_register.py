@@ -62,15 +62,12 @@ def _bert(label: str):
 
 
 for _n in range(1, 5):
-    register(Metric(f"ref-bleu-{_n}", f"BLEU-{_n} against all references of each response (multi-reference "
-                    f"clipping; value = corpus BLEU; {_WHY})", _bleu(_n), settings=(CORPUS,), options=_LEXICAL))
-register(Metric("ref-rouge-l", f"ROUGE-L F (rouge-score), best reference ({_WHY})", _rouge,
+    register(Metric(f"ref-bleu-{_n}", f"multi-reference BLEU-{_n} (value: corpus BLEU; needs references)", _bleu(_n), settings=(CORPUS,), options=_LEXICAL))
+register(Metric("ref-rouge-l", "ROUGE-L F (rouge-score), best reference (needs references)", _rouge,
                 settings=(CORPUS,), options=("references", "reduction"), extra="reference"))
-register(Metric("ref-meteor", f"METEOR (nltk + WordNet 3.0), best reference ({_WHY})", _meteor,
+register(Metric("ref-meteor", "METEOR (nltk + WordNet 3.0), best reference (needs references)", _meteor,
                 settings=(CORPUS,), options=_LEXICAL, extra="reference"))
-register(Metric("ref-embedding-average", f"cosine of mean word vectors (spaCy en_core_web_md), best "
-                f"reference ({_WHY})", _embedding, settings=(CORPUS,), options=_LEXICAL, extra="reference"))
+register(Metric("ref-embedding-average", "embedding average (spaCy en_core_web_md vectors), best reference (needs references)", _embedding, settings=(CORPUS,), options=_LEXICAL, extra="reference"))
 for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
-    register(Metric(f"ref-bertscore-{_label.lower()}", f"BERTScore {_what} (all-MiniLM-L6-v2 layer 6 by "
-                    f"default), best reference ({_WHY})", _bert(_label), settings=(CORPUS,),
+    register(Metric(f"ref-bertscore-{_label.lower()}", f"BERTScore {_what} (MiniLM-L6 layer 6), best reference (needs references)", _bert(_label), settings=(CORPUS,),
                     options=_MODEL, extra="models"))
