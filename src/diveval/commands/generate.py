@@ -96,7 +96,7 @@ def run(args) -> int:
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import PRESETS
     from ..io.contexts import read_contexts
-    from ..models.generators import PoolGenerator, resolve_generator
+    from ..models.generators import PoolGenerator, context_key, resolve_generator
 
     items = read_contexts(args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()],
                           args.shuffle_seed)
@@ -114,7 +114,7 @@ def run(args) -> int:
         run_settings.update(pool_fields=args.pool_fields, shuffle_seed=args.shuffle_seed)
 
         def generator_for(it):
-            return PoolGenerator({_key(it.context): it.candidates})
+            return PoolGenerator({context_key(it.context): it.candidates})
     else:
         gen = resolve_generator(args.generator, top_p=args.top_p, top_k=args.top_k,
                                 temperature=args.temperature, max_new_tokens=args.max_new_tokens,
@@ -141,8 +141,3 @@ def run(args) -> int:
         print(summary_tables(summary, args.input))
     return 0
 
-
-def _key(context):
-    from ..models.generators import context_key
-
-    return context_key(context)

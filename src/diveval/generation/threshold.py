@@ -142,7 +142,7 @@ def threshold_generate(context: Any, generator: Any, metric: Any, threshold: Opt
         from ..models.generators import resolve_generator
 
         generator = resolve_generator(generator)
-    reporters = [r for r in ([preset_report] if preset_report else [])]
+    reporters = [preset_report] if preset_report else []
     if report is not None:
         reporters += list(report) if isinstance(report, (list, tuple)) else [report]
 
