@@ -36,8 +36,6 @@ from .bleu import bleu_from_counts, resolve_smoothing, resolve_weights
 
 __all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices", "register_metrics"]
 
-_INT64_MAX = np.iinfo(np.int64).max
-
 
 def _encode(token_lists: Sequence[Sequence[Hashable]]) -> tuple[np.ndarray, np.ndarray]:
     """Token lists -> (flat int64 ids, int64 lengths); ids in order of first occurrence."""
