@@ -100,6 +100,7 @@ class _Field:
     indices: np.ndarray
     indptr: np.ndarray
     vocab: dict
+    model: object = None  # the bm25s.BM25 that built it
 
 
 class BM25Retriever:
@@ -117,23 +118,23 @@ class BM25Retriever:
         self.stopwords = stopwords
         self.min_shared_words = min_shared_words
         self._stop = _stopword_set(stopwords)
-        owner, turn_idx, past, resp, fut = [], [], [], [], []
+        # each turn is tokenized once; a window's tokens are its turns' tokens concatenated
+        owner, turn_idx, past, fut = [], [], [], []
+        resp_tok: list[list[str]] = []
         for d_i, d in enumerate(corpus):
+            toks = [self.tokens(t) for t in d.turns]
             for t in range(d.respond_from, len(d.turns)):
-                p, f = _window(d.turns, t, window)
                 owner.append(d_i)
                 turn_idx.append(t)
-                past.append(p)
-                resp.append(d.turns[t])
-                fut.append(f)
-        if not resp:
+                past.append([w for x in toks[max(0, t - window):t] for w in x])
+                resp_tok.append(toks[t])
+                fut.append([w for x in toks[t + 1:t + 1 + window] for w in x])
+        if not resp_tok:
             raise InputError(f"corpus {corpus.name!r} has no turns to retrieve")
         self.owner = np.array(owner, dtype=np.int64)
         self.turn = np.array(turn_idx, dtype=np.int64)
-        self.n = len(resp)
-        self._responses = resp
-        self._past_norm = np.array([normalise(p) for p in past], dtype=object)
-        self._fields = [self._index(x, show_progress) for x in (past, resp, fut)]
+        self.n = len(resp_tok)
+        self._fields = [self._index(x, show_progress) for x in (past, resp_tok, fut)]
         self._turn_owner: dict[str, set] | None = None
         self._by_id: dict[str, list] = {}
         for i, d in enumerate(corpus):
@@ -144,17 +145,24 @@ class BM25Retriever:
     def tokens(self, text: str) -> list[str]:
         return [w for w in _TOKEN.findall(text.lower()) if w not in self._stop]
 
-    def _index(self, texts: list[str], show_progress: bool) -> _Field:
+    def _response(self, c: int) -> str:
+        return self.corpus[int(self.owner[c])].turns[int(self.turn[c])]
+
+    def _past_key(self, c: int) -> str:
+        d = self.corpus[int(self.owner[c])]
+        t = int(self.turn[c])
+        return normalise(" ".join(d.turns[max(0, t - self.window):t]))
+
+    def _index(self, toks: list[list[str]], show_progress: bool) -> _Field:
         try:
             import bm25s
         except ImportError:
             raise MissingDependencyError("SCARCE retrieval (bm25s)", "reference") from None
-        toks = [self.tokens(t) for t in texts]
         model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         model.index(toks, show_progress=show_progress)
         s = model.scores
         return _Field(np.asarray(s["data"], dtype=np.float64), np.asarray(s["indices"], dtype=np.int64),
-                      np.asarray(s["indptr"], dtype=np.int64), dict(model.vocab_dict))
+                      np.asarray(s["indptr"], dtype=np.int64), dict(model.vocab_dict), model)
 
     def field_scores(self, f: int, text: str) -> np.ndarray | None:
         """Dense BM25 of every candidate's field ``f`` (0 past, 1 response, 2 future) for ``text``;
@@ -232,9 +240,9 @@ class BM25Retriever:
             for j in top:
                 c = int(cand[j])
                 d_i = int(self.owner[c])
-                if d_i in bad or (qpast and self._past_norm[c] == qpast):
+                if d_i in bad or (qpast and self._past_key(c) == qpast):
                     continue
-                text = self._responses[c]
+                text = self._response(c)
                 key = normalise(text)
                 if not key or key in seen:
                     continue
