@@ -23,6 +23,7 @@ _LAZY = {
     "avg_distinct": "diveval.lexical.distinct:avg_distinct",
     "ead": "diveval.lexical.ead:ead",
     "cosine_diversity": "diveval.lexical.cosine:cosine_diversity",
+    "self_bleu": "diveval.lexical.self_bleu:self_bleu",
     "get_tokenizer": "diveval.text.tokenizers:get_tokenizer",
     "InputError": "diveval.errors:InputError",
     "nli_diversity": "diveval.semantic.nli_diversity:nli_diversity",

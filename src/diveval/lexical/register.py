@@ -7,6 +7,7 @@ from ..results import SETS
 from .cosine import cosine_diversity
 from .distinct import avg_distinct, distinct
 from .ead import ead
+from .self_bleu import self_bleu
 
 for _n in range(1, 6):
     register(Metric(f"distinct-{_n}", f"unique {_n}-grams / all {_n}-grams, pooled (Li et al. 2016)",
@@ -20,3 +21,8 @@ for _n in range(2, 5):
                     ead, options=("tokenizer", "lowercase", "vocab"), fixed={"n": _n}))
 register(Metric("cos-diversity", "minus mean pairwise n-gram cosine similarity, n=1..5 (Tevet & Berant)",
                 cosine_diversity, settings=(SETS,), default=True))
+register(Metric("self-bleu", "mean BLEU-4 of each response against all others, nltk method1 "
+                "(Zhu et al. 2018); lower = more diverse", self_bleu, fixed={"max_n": 4}, default=True))
+for _n in range(1, 6):
+    register(Metric(f"self-bleu-{_n}", f"Self-BLEU with {_n}-gram BLEU (uniform weights, method1)",
+                    self_bleu, fixed={"max_n": _n}))

@@ -34,7 +34,7 @@ import numpy as np
 
 from .bleu import bleu_from_counts, resolve_smoothing, resolve_weights
 
-__all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices", "register_metrics"]
+__all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices"]
 
 
 def _encode(token_lists: Sequence[Sequence[Hashable]]) -> tuple[np.ndarray, np.ndarray]:
@@ -378,16 +378,3 @@ def self_bleu(texts, max_n: int = 4, smoothing: str | int = "method1", tokenizer
     per_set = np.bincount(prep.group, weights=per, minlength=prep.n_groups) / sizes
     return Score("self-bleu", float(per_set.mean()), signature, prep.setting, per_set,
                  {"per_sentence": per})
-
-
-def register_metrics(register=None) -> None:
-    """Register ``self-bleu`` (BLEU-4) and ``self-bleu-1`` .. ``self-bleu-5``."""
-    from ..registry import Metric
-    from ..registry import register as _register
-
-    register = register or _register
-    register(Metric("self-bleu", "mean BLEU-4 of each response against all others, nltk method1 "
-                    "(Zhu et al. 2018); lower = more diverse", self_bleu, fixed={"max_n": 4}, default=True))
-    for k in range(1, 6):
-        register(Metric(f"self-bleu-{k}", f"Self-BLEU with {k}-gram BLEU (uniform weights, method1)",
-                        self_bleu, fixed={"max_n": k}))
