@@ -65,7 +65,7 @@ def augment(items: Iterable[dict], retriever: BM25Retriever | None = None, k: in
     fields = [item_fields(rec, i) for i, rec in enumerate(items)]
     cache: dict[tuple, list[dict]] = {}
     out = []
-    for rec, (ctx, ref, fut, refs, key) in zip(items, track(fields, "augmenting", len(fields), progress or None)):
+    for rec, (ctx, ref, fut, refs, key) in zip(items, track(fields, "augmenting", len(fields), None if progress else False)):
         ck = (tuple(ctx), ref, tuple(fut), key)
         if ck not in cache:
             cache[ck] = _added(ctx, ref, fut, key, retriever, k, knowledge, adapter)
