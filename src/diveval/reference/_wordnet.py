@@ -87,8 +87,13 @@ def _prepare(source: Path) -> Path:
     else:
         (tmp / "lexnames").write_text(lexnames_text(), encoding="utf-8")
     if target.exists():
-        shutil.rmtree(target)
-    os.replace(tmp, target)
+        shutil.rmtree(target, ignore_errors=True)
+    try:
+        os.replace(tmp, target)
+    except OSError:  # another process prepared it meanwhile
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (_is_database(target) and (target / "lexnames").is_file()):
+            raise
     return target
 
 
