@@ -16,7 +16,7 @@ adapter changed it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ...errors import InputError
 from .adapters import ContextAdapter, IdentityAdapter
