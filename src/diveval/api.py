@@ -31,7 +31,11 @@ def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> di
             )
     prepared_cache: dict[tuple, Any] = {}
     results: dict[str, Score] = {}
-    for m in chosen:
+    from .report.progress import track
+
+    bar = track(chosen, f"scoring {len(chosen)} metrics", total=len(chosen),
+                enabled=None if options.get("progress") else False)  # a terminal only
+    for m in bar:
         results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
     return results
 
