@@ -7,7 +7,9 @@ JSON lines (``.jsonl`` or ``.json``), one context per line, in either form:
 - DailyDialog++ (Sai et al. 2020): ``{"id", "context": [turns], "positive_responses": [5],
   "adversarial_negative_responses": [5], "random_negative_responses": [5]}``. Its candidates are
   the responses under ``pool_fields`` (default: positive and random-negative), shuffled with a
-  fixed seed per record; its references are the positive responses.
+  fixed seed per record; its references are the positive responses. (With the default pool the
+  positive responses are both candidates and references, so the relevance of a pool run says how
+  many of them a set kept, not how relevant a model is.)
 
 A record without ``id`` is known by its line number. Ids must be unique (resuming relies on them).
 """
