@@ -20,9 +20,11 @@ def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any
     from rich.console import Console
     from rich.table import Table
 
+    rows = [list(r) for r in rows]
     table = Table(title=title, title_justify="left")
     for i, col in enumerate(columns):
-        table.add_column(col, justify="right" if i else "left", overflow="fold")
+        numeric = bool(rows) and all(isinstance(r[i], (int, float)) for r in rows if r[i] is not None)
+        table.add_column(col, justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         table.add_row(*[_cell(v) for v in row])
     console = Console(width=160, no_color=True, force_terminal=False, record=True, file=_Null())
