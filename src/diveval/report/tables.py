@@ -29,7 +29,7 @@ def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any
         table.add_row(*[_cell(v) for v in row])
     console = Console(width=160, no_color=True, force_terminal=False, record=True, file=_Null())
     console.print(table)
-    return console.export_text().rstrip("\n")
+    return "\n".join(line.rstrip() for line in console.export_text().rstrip("\n").splitlines())
 
 
 def scores_table(scores: Mapping[str, Score], title: str) -> str:
