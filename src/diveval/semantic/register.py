@@ -45,7 +45,7 @@ _NLI_DESCRIPTIONS = {
 }
 for _variant, _text in _NLI_DESCRIPTIONS.items():
     register(Metric(f"nli-{_variant}", _text, _nli(_variant), settings=(SETS,),
-                    options=("nli_model", *_MODEL_OPTIONS), extra="models"))
+                    options=("nli_model", *_MODEL_OPTIONS), extra="nli"))  # "models" for HF models
 register(Metric("sent-bert", "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
                 _sent_bert, settings=(SETS,), options=("embedding_model", *_MODEL_OPTIONS),
                 extra="models"))
