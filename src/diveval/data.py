@@ -58,3 +58,52 @@ def flatten_sets(sets: Sets):
     texts = [t for s in sets for t in s]
     group = np.repeat(np.arange(len(sets), dtype=np.int64), [len(s) for s in sets])
     return texts, group
+
+
+def require_sets(data: Any, metric: str) -> list[list[str]]:
+    """The input as sets, or an InputError saying that ``metric`` is defined on sets only."""
+    found, items = as_setting(data)
+    if found != SETS:
+        raise InputError(f"{metric} is defined on response sets (a list of lists of strings), "
+                         "not on a corpus")
+    return items
+
+
+def require_pairs(sizes, metric: str) -> None:
+    """Pairwise metrics need at least two responses in every set: say which set has fewer."""
+    import numpy as np
+
+    small = np.flatnonzero(np.asarray(sizes) < 2)
+    if small.size:
+        raise InputError(
+            f"{metric} compares responses in pairs: set {int(small[0])} has "
+            f"{int(sizes[small[0]])} response(s), at least 2 are needed"
+        )
+
+
+def _pairs_in_sets(sizes, ordered: bool):
+    import numpy as np
+
+    firsts, seconds, owners = [], [], []
+    start = 0
+    for s, m in enumerate(sizes):
+        m = int(m)
+        i, j = np.nonzero(~np.eye(m, dtype=bool)) if ordered else np.tril_indices(m, k=-1)
+        firsts.append(i + start)
+        seconds.append(j + start)
+        owners.append(np.full(i.size, s))
+        start += m
+    if not firsts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    return tuple(np.concatenate(x).astype(np.int64) for x in (firsts, seconds, owners))
+
+
+def unordered_pairs(sizes):
+    """(i, j, set) flat text indices of every pair i > j inside each set."""
+    return _pairs_in_sets(sizes, ordered=False)
+
+
+def ordered_pairs(sizes):
+    """(premise, hypothesis, set) flat text indices of every ordered pair i != j inside each set."""
+    return _pairs_in_sets(sizes, ordered=True)

@@ -1,7 +1,6 @@
 """Tevet & Berant tests: reproduce their published Spearman correlations on their data."""
 
 import csv
-import itertools
 
 import numpy as np
 import pytest

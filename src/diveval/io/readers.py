@@ -126,6 +126,11 @@ def _csv_rows(path: str, text: str) -> tuple[list[str], Iterator[tuple[int, dict
     return fields, rows()
 
 
+def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of a JSON lines file."""
+    return _jsonl_records(path, read_text(path))
+
+
 def read_records(path: str, fmt: str | None = None) -> list[dict[str, Any]]:
     """Every row of a CSV/TSV (with a header) or JSON lines file, as dicts with their ``_line``."""
     kind = detect_format(path, fmt)

@@ -12,34 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..data import require_pairs, unordered_pairs
 from ..results import SETS, Score, make_signature
 from ..text.ngrams import _densify, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, prepare
 from ..text.tokenizers import Tokenizer
-
-
-def within_set_pairs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(i, j, set) of every unordered pair i > j of texts inside each set (flat text indices)."""
-    firsts, seconds, owners = [], [], []
-    start = 0
-    for s, m in enumerate(sizes):
-        i, j = np.tril_indices(int(m), k=-1)
-        firsts.append(i + start)
-        seconds.append(j + start)
-        owners.append(np.full(i.size, s))
-        start += int(m)
-    cat = lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64)  # noqa: E731
-    return cat(firsts), cat(seconds), cat(owners)
-
-
-def require_pairs(sizes: np.ndarray, metric: str) -> None:
-    small = np.flatnonzero(sizes < 2)
-    if small.size:
-        raise InputError(
-            f"{metric} compares responses in pairs: set {int(small[0])} has "
-            f"{int(sizes[small[0]])} response(s), at least 2 are needed"
-        )
 
 
 def _pair_cosines(prep: Prepared, n: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -72,7 +49,7 @@ def cosine_diversity(
     prep = prepare(sets, tokenizer, lowercase, setting=SETS)
     sizes = np.bincount(prep.group, minlength=prep.n_groups)
     require_pairs(sizes, "cos-diversity")
-    first, second, owner = within_set_pairs(sizes)
+    first, second, owner = unordered_pairs(sizes)
     pairs_per_set = np.bincount(owner, minlength=prep.n_groups)
     per_n = []
     for n in range(1, n_max + 1):

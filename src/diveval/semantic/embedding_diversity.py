@@ -12,8 +12,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..data import as_setting
-from ..errors import InputError
+from ..data import require_pairs, require_sets
 from ..results import SETS, Score, make_signature
 
 
@@ -43,18 +42,9 @@ def embedding_diversity(sets: Any, model: Any = None, *, batch_size: Optional[in
     all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``.
     """
     del progress  # the embedder shows its own progress bar when stderr is a terminal
-    try:
-        _, items = as_setting(sets, SETS)
-    except InputError as err:
-        if "corpus setting" in str(err):
-            raise InputError("Sent-BERT diversity is defined on response sets (a list of lists "
-                             "of strings), not on a corpus") from None
-        raise
+    items = require_sets(sets, "Sent-BERT diversity")
     sizes = np.array([len(s) for s in items], dtype=np.int64)
-    small = np.flatnonzero(sizes < 2)
-    if small.size:
-        raise InputError(f"sent-bert compares responses in pairs: set {int(small[0])} has "
-                         f"{int(sizes[small[0]])} response(s), at least 2 are needed")
+    require_pairs(sizes, "sent-bert")
     texts = [t for s in items for t in s]
     vectors, emb = embed_texts(texts, model, batch_size=batch_size, device=device,
                                cache_dir=cache_dir)

@@ -24,26 +24,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..data import as_setting
+from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")
-
-
-def ordered_pairs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(premise, hypothesis, set) flat text indices of every ordered pair i != j inside each set."""
-    firsts, seconds, owners = [], [], []
-    start = 0
-    for s, m in enumerate(sizes):
-        i, j = np.nonzero(~np.eye(int(m), dtype=bool))
-        firsts.append(i + start)
-        seconds.append(j + start)
-        owners.append(np.full(i.size, s))
-        start += int(m)
-    cat = lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64)  # noqa: E731
-    return cat(firsts), cat(seconds), cat(owners)
 
 
 def argmax_labels(probs: np.ndarray) -> np.ndarray:
@@ -71,18 +57,9 @@ def pair_scores(probs: np.ndarray, variant: str = "baseline") -> np.ndarray:
 
 
 def _validate(sets: Any) -> tuple[list[list[str]], np.ndarray]:
-    try:
-        _, items = as_setting(sets, SETS)
-    except InputError as err:
-        if "corpus setting" in str(err):
-            raise InputError("NLI Diversity is defined on response sets (a list of lists of "
-                             "strings), not on a corpus") from None
-        raise
+    items = require_sets(sets, "NLI Diversity")
     sizes = np.array([len(s) for s in items], dtype=np.int64)
-    small = np.flatnonzero(sizes < 2)
-    if small.size:
-        raise InputError(f"NLI Diversity compares responses in pairs: set {int(small[0])} has "
-                         f"{int(sizes[small[0]])} response(s), at least 2 are needed")
+    require_pairs(sizes, "NLI Diversity")
     return items, sizes
 
 

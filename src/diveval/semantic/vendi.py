@@ -27,7 +27,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..errors import InputError
-from ..results import CORPUS, SETS, Score, make_signature
+from ..results import SETS, Score, make_signature
 
 KERNELS = ("embedding", "ngram")
 

@@ -19,7 +19,6 @@ party."; PersonX -> "you". Other relations need a template passed by the user.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -80,35 +79,26 @@ class PrecomputedKnowledge:
     """Inferences read from a JSON-lines file of ``{"id" | "utterance", "relation", "text"}``."""
 
     def __init__(self, path: str, relations: Sequence[str] | None = None):
-        if not os.path.isfile(path):
-            raise InputError("no such file", path)
+        from ...io.readers import iter_jsonl
+
         self.name = "precomputed:" + os.path.basename(path)
         self.relations = tuple(relations) if relations is not None else None
         self._by_id: dict[str, list[Inference]] = {}
         self._by_utt: dict[str, list[Inference]] = {}
-        with open(path, encoding="utf-8-sig") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
-                if not isinstance(rec, dict):
-                    raise InputError("each line must be a JSON object", path, lineno)
-                rel, text = rec.get("relation"), rec.get("text")
-                if not isinstance(rel, str) or not isinstance(text, str):
-                    raise InputError('record needs "relation" and "text" strings', path, lineno)
-                if self.relations is not None and rel not in self.relations:
-                    continue
-                inf = Inference(rel, text)
-                if "id" in rec:
-                    self._by_id.setdefault(str(rec["id"]), []).append(inf)
-                elif isinstance(rec.get("utterance"), str):
-                    self._by_utt.setdefault(_key(rec["utterance"]), []).append(inf)
-                else:
-                    raise InputError('record needs "id" or "utterance" to say which context it is about',
-                                     path, lineno)
+        for lineno, rec in iter_jsonl(path):
+            rel, text = rec.get("relation"), rec.get("text")
+            if not isinstance(rel, str) or not isinstance(text, str):
+                raise InputError('record needs "relation" and "text" strings', path, lineno)
+            if self.relations is not None and rel not in self.relations:
+                continue
+            inf = Inference(rel, text)
+            if "id" in rec:
+                self._by_id.setdefault(str(rec["id"]), []).append(inf)
+            elif isinstance(rec.get("utterance"), str):
+                self._by_utt.setdefault(_key(rec["utterance"]), []).append(inf)
+            else:
+                raise InputError('record needs "id" or "utterance" to say which context it is about',
+                                 path, lineno)
 
     def infer(self, context: Sequence[str], key: str | None = None) -> list[Inference]:
         if key is not None and key in self._by_id:

@@ -122,12 +122,10 @@ def read_items(path: str) -> list[dict]:
     """Items to augment: JSON lines (one object per line) or one JSON list of objects (the SCARCE
     reference files)."""
     import json
-    import os
 
-    if not os.path.isfile(path):
-        raise InputError("no such file", path)
-    with open(path, encoding="utf-8-sig") as fh:
-        text = fh.read()
+    from ...io.readers import iter_jsonl, read_text
+
+    text = read_text(path)
     if text.lstrip().startswith("["):
         try:
             data = json.loads(text)
@@ -137,17 +135,7 @@ def read_items(path: str) -> list[dict]:
             if not isinstance(rec, dict):
                 raise InputError(f"item {i} is not a JSON object", path)
         return data
-    out = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
-        if not isinstance(rec, dict):
-            raise InputError("each line must be a JSON object", path, lineno)
-        out.append(rec)
+    out = [rec for _, rec in iter_jsonl(path)]
     if not out:
         raise InputError("no items in the file", path)
     return out
