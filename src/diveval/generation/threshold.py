@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ..errors import InputError
-from ..models.generators import GeneratorExhausted
+from ..models.generators import GeneratorExhausted, check_samples
 
 STOP_REACHED, STOP_BUDGET, STOP_EXHAUSTED = "reached", "budget", "exhausted"
 
@@ -92,15 +92,7 @@ class ThresholdResult:
 
 
 def _draw(generator, context, k: int, seed: int) -> list[str]:
-    out = generator.sample(context, k, seed)
-    if isinstance(out, str) or not isinstance(out, (list, tuple)):
-        raise InputError(f"generator {getattr(generator, 'name', generator)!r} must return a list "
-                         f"of strings, got {type(out).__name__}")
-    out = list(out)
-    if len(out) != k or not all(isinstance(x, str) for x in out):
-        raise InputError(f"generator {getattr(generator, 'name', generator)!r} returned "
-                         f"{len(out)} item(s) for k={k}; expected {k} strings")
-    return out
+    return check_samples(generator.sample(context, k, seed), k, str(getattr(generator, "name", generator)))
 
 
 def _best_subset(subset_scores: Sequence[float]) -> int:

@@ -51,6 +51,16 @@ def _check_k(k: int) -> int:
     return int(k)
 
 
+def check_samples(out: Any, k: int, name: str) -> list[str]:
+    """A generator's output as a list of exactly k strings, or an InputError naming the generator."""
+    if isinstance(out, str) or not isinstance(out, (list, tuple)):
+        raise InputError(f"generator {name!r} returned {type(out).__name__}; expected a list of {k} strings")
+    out = list(out)
+    if len(out) != k or not all(isinstance(x, str) for x in out):
+        raise InputError(f"generator {name!r} returned {len(out)} item(s) for k={k}; expected {k} strings")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # pool and callable
 
@@ -109,15 +119,7 @@ class CallableGenerator:
 
     def sample(self, context: Context, k: int, seed: int) -> list[str]:
         k = _check_k(k)
-        out = self.fn(context, k, seed)
-        if isinstance(out, str) or not isinstance(out, (list, tuple)):
-            raise InputError(f"generator {self.name!r} returned {type(out).__name__}; "
-                             f"expected a list of {k} strings")
-        out = list(out)
-        if len(out) != k or not all(isinstance(x, str) for x in out):
-            raise InputError(f"generator {self.name!r} returned {len(out)} item(s) for k={k}; "
-                             f"expected {k} strings")
-        return out
+        return check_samples(self.fn(context, k, seed), k, self.name)
 
 
 # ------------------------------------------------------------------------------------------------
