@@ -125,6 +125,9 @@ def main(argv=None):
     ap.add_argument("--replay-lr", default=None,
                     help="a trace written by an earlier run: use its per-step learning rates and step "
                          "count, which makes a time-budgeted run exactly repeatable")
+    ap.add_argument("--init", default=None,
+                    help="start from this fine-tuned checkpoint instead of the base model (a second "
+                         "phase with its own schedule and trace)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--time-budget-min", type=float, default=None,
@@ -174,7 +177,7 @@ def main(argv=None):
     print(f"train pairs {len(pairs)}: " + ", ".join(f"{k} {len(v)}" for k, v in train_sets.items()), flush=True)
 
     model = BertForSequenceClassification.from_pretrained(
-        str(base), num_labels=3,
+        args.init or str(base), num_labels=3,
         id2label=dict(enumerate(nli_data.LABELS)),
         label2id={l: i for i, l in enumerate(nli_data.LABELS)},
     )
