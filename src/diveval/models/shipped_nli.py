@@ -53,7 +53,8 @@ class ShippedNLIModel:
         self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
         cfg_path = self.model_dir / "config.json"
         cfg = json.loads(cfg_path.read_text()) if cfg_path.exists() else {}
-        self.model_path = self.model_dir / (model_file or cfg.get("model_file", "model.int8.onnx"))
+        default_file = cfg.get("model_file", "model.int8.onnx")
+        self.model_path = self.model_dir / (model_file or default_file)
         if not self.model_path.exists():
             raise FileNotFoundError(f"no NLI model file at {self.model_path}")
         labels = tuple(cfg.get("labels", LABELS))
@@ -62,7 +63,7 @@ class ShippedNLIModel:
         self.batch_size = int(batch_size)
         self.max_length = int(max_length or cfg.get("max_length", 128))
         self.name = cfg.get("name", MODEL_NAME)
-        if model_file:  # a non-default file of the same model is a different model for signatures
+        if model_file and model_file != default_file:  # e.g. the fp32 export: another model
             self.name = f"{self.name}:{Path(model_file).stem}"
         # Short sha256 of the weights: what a score's signature records.
         self.fingerprint = _sha256(self.model_path)[:12]
