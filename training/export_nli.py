@@ -1,7 +1,7 @@
 """Export a trained NLI checkpoint (``train_nli.py --out DIR``, folder ``DIR/best``) to ONNX.
 
 Writes ``model.fp32.onnx`` (kept out of the package) and ``model.int8.onnx`` (dynamic int8
-quantisation of the linear and embedding weights) plus ``vocab.txt`` and ``config.json``:
+quantisation of the linear and embedding weights, per output channel) plus ``vocab.txt`` and ``config.json``:
 
     python training/export_nli.py --ckpt /tmp/nli_run/best --out /tmp/nli_export
     # then copy model.int8.onnx, vocab.txt, config.json into src/diveval/models/nli_minilm/
@@ -26,7 +26,9 @@ def main(argv=None):
     ap.add_argument("--vocab", default=None, help="defaults to the base model's vocab.txt")
     ap.add_argument("--out", default="/tmp/nli_export")
     ap.add_argument("--max-length", type=int, default=128)
-    ap.add_argument("--per-channel", action="store_true")
+    ap.add_argument("--per-tensor", action="store_true",
+                    help="one scale per weight matrix; the default, one per output channel, kept "
+                         "held-out accuracy within about a point of fp32 where per-tensor lost up to 2.5")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.set_num_threads(2)
@@ -58,7 +60,7 @@ def main(argv=None):
         opset_version=17, do_constant_folding=True, dynamo=False,
     )
     int8 = out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=args.per_channel)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=not args.per_tensor)
 
     vocab = Path(args.vocab) if args.vocab else None
     if vocab is None:
@@ -74,7 +76,7 @@ def main(argv=None):
         "lowercase": True,
         "base_model": "sentence-transformers/all-MiniLM-L6-v2",
         "architecture": "BertForSequenceClassification (6 layers, hidden 384), exported to ONNX opset 17, "
-                        "dynamic int8 quantisation" + (" per channel" if args.per_channel else ""),
+                        "dynamic int8 quantisation" + (" per tensor" if args.per_tensor else " per channel"),
     }
     (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     for p in sorted(out.iterdir()):
