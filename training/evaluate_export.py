@@ -33,7 +33,7 @@ def main(argv=None):
 
     results = {}
     for f in args.files.split(","):
-        model = ShippedNLIModel(args.export, model_file=f, batch_size=64)
+        model = ShippedNLIModel(args.export, model_file=f)  # default batch_size, as users get it
         results[f] = evaluate_nli(model, args.data, args.sets.split(","), limit=args.limit, progress=lambda s, n: print(f"  {f}: {s} ({n})", file=sys.stderr))
         print(format_nli_report(results[f]))
         print()

@@ -57,14 +57,23 @@ def test_output_shape_and_probabilities(model):
     assert model.predict([], []).shape == (0, 3)
 
 
-def test_batching_and_order_do_not_change_scores(model):
+def test_default_scores_do_not_depend_on_batching_or_order(model):
     prem = [p for p, _ in ENTAIL + CONTRA]
     hyp = [h for _, h in ENTAIL + CONTRA]
-    full = model.predict(prem, hyp, batch_size=64)
+    full = model.predict(prem, hyp)
     one = np.vstack([model.predict([a], [b]) for a, b in zip(prem, hyp)])
-    np.testing.assert_allclose(full, one, atol=1e-5)
-    rev = model.predict(prem[::-1], hyp[::-1], batch_size=2)[::-1]
-    np.testing.assert_allclose(full, rev, atol=1e-5)
+    np.testing.assert_array_equal(full, one)
+    np.testing.assert_array_equal(full, model.predict(prem[::-1], hyp[::-1])[::-1])
+
+
+def test_larger_batches_stay_close(model):
+    # dynamic int8: activation scales are per batch, so batched scores differ slightly
+    prem = [p for p, _ in ENTAIL + CONTRA]
+    hyp = [h for _, h in ENTAIL + CONTRA]
+    single = model.predict(prem, hyp, batch_size=1)
+    batched = model.predict(prem, hyp, batch_size=64)
+    np.testing.assert_allclose(batched, single, atol=0.06)
+    assert (batched.argmax(1) == single.argmax(1)).all()
 
 
 def test_name_and_fingerprint(model):
