@@ -10,8 +10,13 @@ CPU, seeded: the same command gives the same weights on the same torch build. Ex
 
     HF_HUB_OFFLINE=1 python training/train_nli.py --data ../shared/data/nli --out /tmp/nli_run \\
         --epochs 2 --time-budget-min 78
-    # exact repeat of that run, whatever the machine's speed:
-    HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_rerun --replay-lr training/nli_lr_trace.tsv
+    # exact repeat of that run (the shipped model), whatever the machine's speed:
+    HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_rerun --curve /tmp/curve.tsv \\
+        --epochs 2 --replay-lr training/nli_lr_trace.tsv
+    # the second phase that was tried and not shipped (see the model card):
+    HF_HUB_OFFLINE=1 python training/train_nli.py --init /tmp/nli_run/final --out /tmp/nli_run2 \\
+        --dnli-turns 1,5 --freeze-layers 0 --lr 3e-5 --epochs 1.5 --time-budget-min 42 \\
+        --curve training/nli_learning_curve_phase2.tsv --lr-trace training/nli_lr_trace_phase2.tsv
 
 On a shared CPU the number of steps that fit is unknown in advance, so the learning rate decays
 linearly to zero by the time budget (or by the end of ``--epochs`` if that comes first) and every
