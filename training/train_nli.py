@@ -6,7 +6,8 @@ the held-out slice, MultiNLI via TaxiNLI minus its held-out slice, ConjNLI adver
 dialogue-nli-gu train). The split lives in ``diveval.models.nli_data`` so nli-eval reports exactly
 the pairs held out here.
 
-CPU, seeded: the same command gives the same weights on the same torch build. Example:
+CPU, seeded: with ``--replay-lr`` (or whenever the epochs, not the clock, end the schedule) the same
+command gives the same weights on the same torch build. Example:
 
     HF_HUB_OFFLINE=1 python training/train_nli.py --data ../shared/data/nli --out /tmp/nli_run \\
         --epochs 2 --time-budget-min 78
