@@ -24,6 +24,7 @@ COMMANDS = [
     "generate",
     "thresholds",
     "augment",
+    "nli-eval",
 ]
 
 EXAMPLES = """examples:

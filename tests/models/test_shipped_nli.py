@@ -123,3 +123,19 @@ def test_heldout_slices_are_disjoint_from_training():
         assert not any(p.premise in seen_premises for p in held)
     # the split is a pure function of the data and the fixed seed
     assert nli_data.snli_split(DATA)["heldout"] == nli_data.snli_split(DATA)["heldout"]
+
+
+def test_nli_eval_command_reports_accuracy_beside_the_majority_baseline(capsys):
+    import json
+
+    from conftest import shared_path
+
+    from diveval.cli import main
+
+    data = shared_path("nli")
+    pytest.importorskip("onnxruntime")
+    assert main(["nli-eval", "--data", str(data), "--limit", "60", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    snli = result["sets"]["snli_heldout"]
+    assert snli["n"] == 60 and snli["accuracy"] > snli["majority_accuracy"] + 0.2
+    assert set(result["sets"]) >= {"mnli_heldout", "dnli_gu_test_1", "anli_r1_dev", "sick_test", "xnli_en_dev"}

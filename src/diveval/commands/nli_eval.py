@@ -1,0 +1,48 @@
+"""`diveval nli-eval`: accuracy and per-class F1 of an NLI model on the held-out NLI sets."""
+
+from __future__ import annotations
+
+import json
+
+from . import add_json_flag, help_formatter
+
+EPILOG = """examples:
+  diveval nli-eval                                   the NLI model that ships with diveval
+  diveval nli-eval --model roberta-large-mnli        any Hugging Face NLI model (name or folder)
+  diveval nli-eval --model my_model.onnx --data ../shared/data/nli --limit 500 --json
+
+The held-out slices are the ones the shipped model never saw in training (diveval.models.nli_data):
+SNLI and MultiNLI slices, dialogue-nli-gu test, ANLI R1 dev, SICK test, XNLI-en dev.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("nli-eval", help="evaluate an NLI model on held-out NLI sets",
+                       description="Accuracy, per-class F1 and the majority-class baseline of an NLI "
+                                   "model on the held-out sets of the labelled NLI data.",
+                       epilog=EPILOG, formatter_class=help_formatter())
+    p.add_argument("--model", default=None, help="model name or path (default: the shipped model)")
+    p.add_argument("--data", default=None,
+                   help="the folder of labelled NLI pairs (default: $DIVEVAL_NLI_DATA or ../shared/data/nli)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N pairs of each set")
+    p.add_argument("--batch-size", type=int, default=None, help="model batch size")
+    add_json_flag(p)
+    return p
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..models.nli_data import EVAL_SET_NAMES, default_data_dir
+    from ..models.nli_eval import evaluate_nli, format_nli_report, load_nli_model
+    from ..report.progress import track
+
+    data_dir = args.data or default_data_dir()
+    if data_dir is None:
+        raise InputError("no NLI data folder: give --data or set DIVEVAL_NLI_DATA")
+    kwargs = {"batch_size": args.batch_size} if args.batch_size else {}
+    model = load_nli_model(args.model, **kwargs)
+    # evaluate_nli calls progress(set, n) before each set: step a bar over the set names with it.
+    bar = track(EVAL_SET_NAMES, "NLI held-out sets", total=len(EVAL_SET_NAMES))
+    result = evaluate_nli(model, data_dir, limit=args.limit, progress=lambda name, n: next(bar, None))
+    print(json.dumps(result, indent=2) if args.json else format_nli_report(result))
+    return 0
