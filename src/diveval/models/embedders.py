@@ -7,7 +7,8 @@ not normalized (metrics normalize where they need cosines).
 
 from __future__ import annotations
 
-import threading
+import functools
+
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -82,14 +83,7 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
-_default: Optional[SentenceTransformerEmbedder] = None
-_lock = threading.Lock()
-
-
+@functools.lru_cache(maxsize=1)
 def default_embedder() -> SentenceTransformerEmbedder:
     """The offline all-MiniLM-L6-v2, loaded once per process."""
-    global _default
-    with _lock:
-        if _default is None:
-            _default = SentenceTransformerEmbedder()
-        return _default
+    return SentenceTransformerEmbedder()

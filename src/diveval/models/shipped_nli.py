@@ -8,9 +8,10 @@ how well it does: ``nli_minilm/MODEL_CARD.md``. Heavy imports happen in the cons
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import json
-import threading
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -124,17 +125,10 @@ class ShippedNLIModel:
         return out
 
 
-_default: Optional[ShippedNLIModel] = None
-_lock = threading.Lock()
-
-
+@functools.lru_cache(maxsize=1)
 def default_nli_model() -> ShippedNLIModel:
     """The shipped model, loaded once per process."""
-    global _default
-    with _lock:
-        if _default is None:
-            _default = ShippedNLIModel()
-        return _default
+    return ShippedNLIModel()
 
 
 def shipped_model_available() -> bool:
