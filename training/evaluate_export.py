@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from diveval.models import nli_data  # noqa: E402
+from diveval.models.fingerprint import file_sha256  # noqa: E402
 from diveval.models.nli_data import EVAL_SET_NAMES  # noqa: E402
 from diveval.models.nli_eval import evaluate_nli, format_nli_report  # noqa: E402
 from diveval.models.shipped_nli import ShippedNLIModel  # noqa: E402
@@ -46,7 +47,7 @@ def main(argv=None):
             print(f"| {s} | {a[s]['n']} | {100 * a[s]['accuracy']:.1f} | {100 * b[s]['accuracy']:.1f} | "
                   f"{100 * (a[s]['accuracy'] - b[s]['accuracy']):+.1f} | {100 * a[s]['majority_accuracy']:.1f} |")
     turns = [int(t) for t in args.dnli_turns.split(",") if t]
-    hashes = {rel: nli_data.file_sha256(Path(args.data) / rel) for rel in nli_data.training_files(turns)}
+    hashes = {rel: file_sha256(Path(args.data) / rel) for rel in nli_data.training_files(turns)}
     print("\n| training file | sha256 |\n|---|---|")
     for rel, h in hashes.items():
         print(f"| `{rel}` | `{h}` |")

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+import os
+from typing import Any, Union
+
+
+def file_sha256(path: Union[str, "os.PathLike[str]"]) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def state_dict_fingerprint(module: Any, *extra: str, length: int = 12) -> str:

@@ -5,13 +5,12 @@ both import the split from here, so a pair held out of training is the pair repo
 
 ``data_dir`` is the ``nli`` folder described in ``../shared/data/nli/README.md`` (one sub-folder per
 source set). Labels are integers in the fixed order of :data:`LABELS`.
-Only the standard library is imported, so this module is cheap.
+Only the standard library and numpy (through ``models.base``) are imported, so this module is cheap.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import random
@@ -19,10 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Sequence, Tuple, Union
 
+from .base import NLI_LABELS
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: Label order of every diveval NLI model: index 0, 1, 2.
-LABELS: Tuple[str, str, str] = ("contradiction", "neutral", "entailment")
+# The one label order of every NLI matrix in diveval (models.base); re-exported for the recipe.
+LABELS: Tuple[str, str, str] = NLI_LABELS
 CONTRADICTION, NEUTRAL, ENTAILMENT = 0, 1, 2
 
 # Every spelling the source sets use, mapped to the fixed order.
@@ -221,14 +223,6 @@ def eval_sets(data_dir: PathLike, names: Iterable[str] = EVAL_SET_NAMES) -> Dict
         "xnli_en_dev": lambda: read_xnli_en(data_dir),
     }
     return {n: readers[n]() for n in names}
-
-
-def file_sha256(path: PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def default_data_dir() -> Path | None:

@@ -12,7 +12,7 @@ A model is anything with ``predict(premises, hypotheses) -> array [n, 3]`` in th
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 

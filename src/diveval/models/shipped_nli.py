@@ -10,25 +10,18 @@ from __future__ import annotations
 
 import functools
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from .base import NLI_LABELS
+from .fingerprint import file_sha256
+
 #: Folder of the shipped weights, tokenizer and card (package data).
 MODEL_DIR = Path(__file__).resolve().parent / "nli_minilm"
 MODEL_NAME = "diveval-nli-minilm-l6"
-LABELS = ("contradiction", "neutral", "entailment")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class ShippedNLIModel:
@@ -63,16 +56,16 @@ class ShippedNLIModel:
         self.model_path = self.model_dir / (model_file or default_file)
         if not self.model_path.exists():
             raise FileNotFoundError(f"no NLI model file at {self.model_path}")
-        labels = tuple(cfg.get("labels", LABELS))
-        if labels != LABELS:
-            raise ValueError(f"{self.model_dir}: label order {labels} is not {LABELS}")
+        labels = tuple(cfg.get("labels", NLI_LABELS))
+        if labels != NLI_LABELS:
+            raise ValueError(f"{self.model_dir}: label order {labels} is not {NLI_LABELS}")
         self.batch_size = int(batch_size)
         self.max_length = int(max_length or cfg.get("max_length", 128))
         self.name = cfg.get("name", MODEL_NAME)
         if model_file and model_file != default_file:  # e.g. the fp32 export: another model
             self.name = f"{self.name}:{Path(model_file).stem}"
         # Short sha256 of the weights: what a score's signature records.
-        self.fingerprint = _sha256(self.model_path)[:12]
+        self.fingerprint = file_sha256(self.model_path)[:12]
 
         self._tok = BertWordPieceTokenizer(str(self.model_dir / "vocab.txt"),
                                            lowercase=cfg.get("lowercase", True))
