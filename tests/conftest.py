@@ -3,6 +3,7 @@ that need it skip cleanly when it is absent. No test reaches a model hub."""
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
@@ -21,6 +22,22 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path}")
     return path
+
+
+def read_tevet_csv(path: Path) -> tuple[list[dict], list[list[str]]]:
+    """(rows, response sets) of one Tevet & Berant CSV: resp_0..resp_k in numeric order."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    cols = sorted((k for k in rows[0] if k.startswith("resp_")), key=lambda k: int(k[5:]))
+    return rows, [[r[c] for c in cols] for r in rows]
+
+
+def diversity_eval_sets() -> list[list[str]]:
+    """Every response set of every CSV in ../shared/data/diversity-eval (skip when absent)."""
+    paths = sorted(shared_path("diversity-eval").rglob("*.csv"))
+    if not paths:
+        pytest.skip("no diversity-eval CSV files")
+    return [s for path in paths for s in read_tevet_csv(path)[1]]
 
 
 @pytest.fixture

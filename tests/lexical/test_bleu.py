@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import random
 import warnings
-from pathlib import Path
 
 import pytest
+from conftest import diversity_eval_sets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +24,6 @@ from diveval.lexical.bleu import (
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
 SF = nltk_bleu.SmoothingFunction()
 TOL = 1e-9
-DIVERSITY_EVAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "diversity-eval"
 
 
 def _nltk_sentence(hyp, refs, max_n, method, weights=None, **kw):
@@ -202,16 +200,7 @@ def test_sacrebleu_mode_pretokenized_and_effective_order():
 
 
 def _diversity_eval_rows(limit=None):
-    if not DIVERSITY_EVAL.exists():
-        pytest.skip(f"shared data not available: {DIVERSITY_EVAL}")
-    rows = []
-    for path in sorted(DIVERSITY_EVAL.rglob("*.csv")):
-        with open(path, newline="", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                resp = [row[k] for k in sorted(row) if k.startswith("resp_")]
-                rows.append(resp)
-    if not rows:
-        pytest.skip("no diversity-eval CSV files")
+    rows = diversity_eval_sets()
     return rows[:limit] if limit else rows
 
 

@@ -1,11 +1,10 @@
 """Distinct-n, averaged distinct and n-gram cosine diversity: reference values, properties."""
 
-import csv
 from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import shared_path
+from conftest import read_tevet_csv, shared_path
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,10 +19,7 @@ TEVET_FILES = [
 
 
 def read_tevet(folder, name):
-    with open(shared_path("diversity-eval", folder, name), newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    cols = sorted((k for k in rows[0] if k.startswith("resp_")), key=lambda k: int(k[5:]))
-    return rows, [[r[c] for c in cols] for r in rows]
+    return read_tevet_csv(shared_path("diversity-eval", folder, name))
 
 
 @pytest.mark.parametrize("folder,name", TEVET_FILES)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import random
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import diversity_eval_sets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +17,6 @@ from diveval.lexical.self_bleu import sample_indices, self_bleu, self_bleu_ids, 
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
 SF = nltk_bleu.SmoothingFunction()
 TOL = 1e-9
-DIVERSITY_EVAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "diversity-eval"
 
 
 def nltk_self_bleu(corpus, max_n=4, method="method1", include_self=False, hyps=None):
@@ -221,21 +219,8 @@ def test_self_bleu_metric_bad_input():
 # the authors' data: every set of responses of ../shared/data/diversity-eval
 
 
-def _diversity_eval_sets():
-    if not DIVERSITY_EVAL.exists():
-        pytest.skip(f"shared data not available: {DIVERSITY_EVAL}")
-    sets = []
-    for path in sorted(DIVERSITY_EVAL.rglob("*.csv")):
-        with open(path, newline="", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                sets.append([row[k] for k in sorted(row) if k.startswith("resp_")])
-    if not sets:
-        pytest.skip("no diversity-eval CSV files")
-    return sets
-
-
-def test_on_diversity_eval_sets():
-    sets = _diversity_eval_sets()
+def test_ondiversity_eval_sets():
+    sets = diversity_eval_sets()
     score = self_bleu(sets)  # all sets in one pass
     per_sentence = np.split(score.details["per_sentence"], np.cumsum([len(s) for s in sets])[:-1])
     for i in range(0, len(sets), 4):  # the nltk loop on every 4th set keeps the test fast
@@ -245,7 +230,7 @@ def test_on_diversity_eval_sets():
 
 
 def test_on_diversity_eval_corpus():
-    sets = _diversity_eval_sets()
+    sets = diversity_eval_sets()
     corpus = [s[0].split() for s in sets[::14]]  # ~100 first responses as one corpus
     check(corpus, 4, "method1")
     check(corpus, 3, "method7")
