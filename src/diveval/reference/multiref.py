@@ -81,8 +81,7 @@ def check_references(hypotheses: Any, references: Any) -> tuple[list, list[list[
         if hypotheses.setting != CORPUS:
             raise InputError("reference-based metrics score one response per context (the corpus "
                              "setting: a list of strings), not response sets")
-        tl = hypotheses.token_lists
-        return _check_refs(tl() if callable(tl) else tl, references)  # a method in newer text.prepared
+        return _check_refs(hypotheses.token_lists(), references)
     if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
         raise InputError("hypotheses must be a list of strings (one response per context)")
     hyps = list(hypotheses)

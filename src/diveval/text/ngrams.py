@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -250,8 +250,3 @@ def distinct_per_group(tids: TokenIds, n: int, group_of_text: np.ndarray, n_grou
     keys = unique_sorted(group * (int(dense.max()) + 1) + dense)
     distinct = np.bincount(keys // (int(dense.max()) + 1), minlength=n_groups).astype(np.int64)
     return distinct, totals
-
-
-def iter_ngrams(tokens: Sequence[str], n: int) -> Iterable[tuple[str, ...]]:
-    """The n-grams of one token list, for small reference computations."""
-    return (tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))

@@ -30,13 +30,6 @@ class Prepared:
         vocab, ids, off = self.tids.vocab, self.tids.ids.tolist(), self.tids.offsets.tolist()
         return [[vocab[i] for i in ids[a:b]] for a, b in zip(off[:-1], off[1:])]
 
-    def sets(self) -> list[np.ndarray]:
-        """Text indices of each set (sets setting), or one group of all texts (corpus)."""
-        if self.group is None:
-            return [np.arange(self.tids.n_texts)]
-        bounds = np.searchsorted(self.group, np.arange(self.n_groups + 1))
-        return [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-
 
 def encode_texts(texts: Sequence[str], tokenizer: Tokenizer) -> TokenIds:
     """Tokenize and map to ids; whitespace tokenization takes the vectorised path."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 from ..errors import InputError, MissingDependencyError
 
@@ -146,7 +146,3 @@ def get_tokenizer(name: str | Tokenizer = "whitespace", lowercase: bool = False)
     if name not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     return _cached(name, bool(lowercase))
-
-
-def tokenize_all(texts: Sequence[str], tokenizer: Tokenizer) -> list[list[str]]:
-    return tokenizer.tokenize_many(texts)
