@@ -43,21 +43,9 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))  # run from a checkout without installing
 
-def _load_nli_data():
-    # Load the split module by path: the recipe must not depend on the rest of the package
-    # importing cleanly (or being installed).
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "diveval_nli_data", ROOT / "src" / "diveval" / "models" / "nli_data.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-nli_data = _load_nli_data()
+from diveval.models import nli_data  # noqa: E402  (the one definition of the split)
 
 
 def base_model_dir() -> Path:
