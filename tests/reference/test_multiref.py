@@ -260,6 +260,12 @@ def test_cli_score_passes_jsonl_references(tmp_path, capsys):
     assert main(["score", str(path), "-m", "ref-bleu-2", "--json", "--items"]) == 0
     got = json.loads(capsys.readouterr().out)["scores"]["ref-bleu-2"]
     np.testing.assert_allclose(got["items"], M.bleu(HYPS, REFS, n=2).items)
+    # --reduction reaches the metric: max over single-reference BLEU is a different, larger score
+    assert main(["score", str(path), "-m", "ref-bleu-2", "--reduction", "max", "--json", "--items"]) == 0
+    best = json.loads(capsys.readouterr().out)["scores"]["ref-bleu-2"]
+    np.testing.assert_allclose(best["items"], M.bleu(HYPS, REFS, n=2, reduction="max").items)
+    assert best["signature"] != got["signature"]
+    assert main(["score", str(path), "-m", "ref-bleu-2", "--reduction", "median"]) == 2
 
 
 def test_reference_self_bleu_equals_nltk_loop():

@@ -9,6 +9,7 @@ EPILOG = """examples:
   diveval score sets.jsonl --metric avg-distinct   {"responses": [...]} per line (sets setting)
   diveval score tevet.csv --tokenizer tevet --json resp_0..resp_k columns (sets setting)
   diveval score responses.txt --metric ead --vocab tokenizer --tokenizer bert
+  diveval score items.jsonl -m ref-bleu-4 --reduction max   {"response": ..., "references": [...]}
 """
 
 
@@ -28,6 +29,9 @@ def add_parser(sub):
                         "whose distinct tokens are counted")
     p.add_argument("--aligner", default=None,
                    help="LSDSCC aligner: bleu (default), nltk-bleu, nist, embedding")
+    p.add_argument("--reduction", default=None,
+                   help="ref-* metrics: how a response's scores against its references combine: max, "
+                        "mean, or multi (ref-bleu only); default: multi for ref-bleu, max otherwise")
     p.add_argument("--items", action="store_true", help="with --json: include per-item values")
     add_model_options(p)
     add_json_flag(p)
@@ -69,6 +73,7 @@ def run(args) -> int:
         "batch_size": args.batch_size,
         "cache_dir": args.cache_dir,
         "aligner": args.aligner,
+        "reduction": args.reduction,
         "progress": True,
     }
     if any("reference_groups" in r for r in data.records):  # for metrics that take them (LSDSCC)
