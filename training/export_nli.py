@@ -13,11 +13,17 @@ import argparse
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import torch
 
-LABELS = ["contradiction", "neutral", "entailment"]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))  # run from a checkout without installing
+
+from diveval.models.base import NLI_LABELS  # noqa: E402  (the one label order)
+
+LABELS = list(NLI_LABELS)
 
 
 def main(argv=None):
