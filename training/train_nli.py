@@ -18,6 +18,12 @@ command gives the same weights on the same torch build. Example:
     HF_HUB_OFFLINE=1 python training/train_nli.py --init /tmp/nli_run/final --out /tmp/nli_run2 \\
         --dnli-turns 1,5 --freeze-layers 0 --lr 3e-5 --epochs 1.5 --time-budget-min 42 \\
         --curve training/nli_learning_curve_phase2.tsv --lr-trace training/nli_lr_trace_phase2.tsv
+    # candidates B and C (model card, "Other candidates"; training/nli_candidates.json), 4 epochs on
+    # a quiet machine; their schedules were set by the epochs but for a few steps, so replay them:
+    HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_b --epochs 4 --conjnli-pairs 8000 \\
+        --curve /tmp/curve_b.tsv --replay-lr training/nli_lr_trace_candidate_b.tsv
+    HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_c --epochs 4 --conjnli-pairs 8000 \\
+        --freeze-layers 0 --curve /tmp/curve_c.tsv --replay-lr training/nli_lr_trace_candidate_c.tsv
 
 On a shared CPU the number of steps that fit is unknown in advance, so the learning rate decays
 linearly to zero by the time budget (or by the end of ``--epochs`` if that comes first) and every
