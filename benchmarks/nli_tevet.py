@@ -5,8 +5,8 @@ hypothesis j, i != j) are scored; per set:
   nli-baseline   = sum over pairs of +1 (argmax contradiction), 0 (neutral), -1 (entailment)
   nli-confidence = sum of +P(contradiction) if that is the argmax, -P(entailment) if that is, else 0
 (Stasaski & Hearst 2022). Spearman correlation with ``label_value`` on conTest, decTest_1000 and
-decTest_200, and with ``metric_abs_hds_mean`` (human diversity score) where a file has it, beside the paper's
-roberta-large-mnli figures, with a 95% percentile bootstrap interval over sets (2,000 resamples,
+decTest_200, and with ``metric_abs_hds_mean`` (human diversity score) where a file has it, beside
+the paper's roberta-large-mnli figures, with a 95% percentile bootstrap interval over sets (2,000 resamples,
 seed 0). ``--compare PATH`` scores a second model on the same sets and prints the paired bootstrap
 interval of the difference in nli-confidence rho (PATH minus the first model).
 
