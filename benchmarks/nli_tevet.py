@@ -44,10 +44,9 @@ FILES = {
 
 def set_scores(probs: np.ndarray) -> tuple[float, float]:
     """nli-baseline and nli-confidence of one set from its pair probabilities [pairs, 3]."""
-    arg = probs.argmax(axis=1)
-    baseline = float(np.sum(arg == 0) - np.sum(arg == 2))
-    confidence = float(probs[arg == 0, 0].sum() - probs[arg == 2, 2].sum())
-    return baseline, confidence
+    from diveval.semantic.nli_diversity import pair_scores  # the metric's own per-pair rule
+
+    return float(pair_scores(probs, "baseline").sum()), float(pair_scores(probs, "confidence").sum())
 
 
 def score_file(model, path: Path, n_resp: int, max_sets=None):
