@@ -5,8 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 
-def zipf_sentences(n_tokens: int | None = None, n_sentences: int | None = None, vocab: int = 30000,
-                   min_len: int = 10, max_len: int = 20, seed: int = 0) -> list[str]:
+def zipf_sentences(
+    n_tokens: int | None = None,
+    n_sentences: int | None = None,
+    vocab: int = 30000,
+    min_len: int = 10,
+    max_len: int = 20,
+    seed: int = 0,
+) -> list[str]:
     """Sentences of min_len..max_len words drawn from a Zipf(1) law over ``vocab`` words."""
     rng = np.random.default_rng(seed)
     if n_sentences is None:
@@ -20,6 +26,6 @@ def zipf_sentences(n_tokens: int | None = None, n_sentences: int | None = None, 
     tokens = words[ids]
     out, start = [], 0
     for n in lengths:
-        out.append(" ".join(tokens[start:start + n]))
+        out.append(" ".join(tokens[start : start + n]))
         start += n
     return out

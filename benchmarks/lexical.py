@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _corpus import zipf_sentences  # noqa: E402
+from _corpus import zipf_sentences
 
 DIVEVAL = r"""
 import json, resource, sys, time
@@ -57,7 +57,9 @@ print(json.dumps({"seconds": elapsed, "peak_mb": resource.getrusage(resource.RUS
 
 
 def run(code: str, path: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, path], check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, path], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout)
 
 
@@ -74,7 +76,9 @@ def import_time(repeats: int = 5) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tokens", type=int, default=10_000_000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -85,18 +89,25 @@ def main() -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(sentences) + "\n")
         n_tokens = sum(len(s.split()) for s in sentences)
-        print(f"corpus: {len(sentences):,} sentences, {n_tokens:,} tokens (Zipf over 30k words, seed {args.seed})")
+        print(
+            f"corpus: {len(sentences):,} sentences, {n_tokens:,} tokens (Zipf over 30k words, seed {args.seed})"
+        )
         ours = run(DIVEVAL, path)
         base = run(BASELINE, path)
 
     for key, want in base["values"].items():
         got = ours["values"][key]
         assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (key, got, want)
-    print("values agree with the baseline to 1e-9:", ", ".join(f"{k}={v:.4f}" for k, v in ours["values"].items()))
+    print(
+        "values agree with the baseline to 1e-9:",
+        ", ".join(f"{k}={v:.4f}" for k, v in ours["values"].items()),
+    )
     print(f"{'':12}{'seconds':>10}{'peak MB':>10}")
     print(f"{'diveval':12}{ours['seconds']:>10.2f}{ours['peak_mb']:>10.0f}")
     print(f"{'baseline':12}{base['seconds']:>10.2f}{base['peak_mb']:>10.0f}")
-    print(f"speed-up: {base['seconds'] / ours['seconds']:.1f}x  (targets: <= 5 s, >= 5x, < 2048 MB)")
+    print(
+        f"speed-up: {base['seconds'] / ours['seconds']:.1f}x  (targets: <= 5 s, >= 5x, < 2048 MB)"
+    )
     imp, bare = import_time()
     print(f"import diveval: {imp:.3f} s (python alone: {bare:.3f} s; target < 0.3 s)")
 

@@ -79,8 +79,13 @@ def nltk_sentence_bleu_loop(sets, ordered_groups):
     sm = SmoothingFunction().method1
     results = []
     for hyps, groups in zip(sets, ordered_groups):
-        scores = [[sentence_bleu([r.split() for r in g], h.split(), smoothing_function=sm) for g in groups]
-                  for h in hyps]
+        scores = [
+            [
+                sentence_bleu([r.split() for r in g], h.split(), smoothing_function=sm)
+                for g in groups
+            ]
+            for h in hyps
+        ]
         results.append(summarise(scores, groups))
     return results
 
@@ -90,7 +95,11 @@ def summarise(scores, groups):
     arg = s.argmax(axis=1)
     hit = set(arg.tolist())
     sizes = [len(g) for g in groups]
-    return (len(hit) / len(groups), sum(sizes[k] for k in hit) / sum(sizes), float(s.max(axis=1).mean()))
+    return (
+        len(hit) / len(groups),
+        sum(sizes[k] for k in hit) / sum(sizes),
+        float(s.max(axis=1).mean()),
+    )
 
 
 def timed(fn, repeats):
@@ -103,8 +112,12 @@ def timed(fn, repeats):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--groups", default=GROUPS, help="test.group.json (default: ../shared/data/lsdscc)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--groups", default=GROUPS, help="test.group.json (default: ../shared/data/lsdscc)"
+    )
     ap.add_argument("--hyps", type=int, default=10, help="hypotheses per query")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3)
@@ -119,20 +132,31 @@ def main() -> None:
     sets = make_sets(groups, args.hyps, args.seed)
     ordered = [[refs for _, refs in order_groups(g)] for g in groups]
     pairs = sum(len(h) * len(g) for h, g in zip(sets, groups))
-    print(f"{len(queries)} queries x {args.hyps} hypotheses, {pairs} (hypothesis, group) pairs, "
-          f"{sum(len(r) for g in ordered for r in g)} references")
+    print(
+        f"{len(queries)} queries x {args.hyps} hypotheses, {pairs} (hypothesis, group) pairs, "
+        f"{sum(len(r) for g in ordered for r in g)} references"
+    )
 
     rows = []
-    for aligner, baseline, label in (("bleu", nltk_addone_loop, "nltk modified_precision + add-one, per pair"),
-                                     ("nltk-bleu", nltk_sentence_bleu_loop, "nltk sentence_bleu method1, per pair")):
-        t_div, res = timed(lambda: lsdscc_corpus(sets, groups, aligner=aligner), args.repeats)
-        t_base, base = timed(lambda: baseline(sets, ordered), 1)
-        diff = max(max(abs(s.mds - b[0]), abs(s.pds - b[1]), abs(s.max_bleu - b[2])) for s, b in zip(res.sets, base))
+    for aligner, baseline, label in (
+        ("bleu", nltk_addone_loop, "nltk modified_precision + add-one, per pair"),
+        ("nltk-bleu", nltk_sentence_bleu_loop, "nltk sentence_bleu method1, per pair"),
+    ):
+        t_div, res = timed(lambda a=aligner: lsdscc_corpus(sets, groups, aligner=a), args.repeats)
+        t_base, base = timed(lambda b=baseline: b(sets, ordered), 1)
+        diff = max(
+            max(abs(s.mds - b[0]), abs(s.pds - b[1]), abs(s.max_bleu - b[2]))
+            for s, b in zip(res.sets, base)
+        )
         rows.append((aligner, t_div, t_base, diff, res))
-        print(f"\naligner {aligner}: MaxBLEU {res.max_bleu:.4f}  MDS {res.mds:.4f}  PDS {res.pds:.4f}")
+        print(
+            f"\naligner {aligner}: MaxBLEU {res.max_bleu:.4f}  MDS {res.mds:.4f}  PDS {res.pds:.4f}"
+        )
         print(f"  diveval lsdscc_corpus   {t_div:8.3f} s  (best of {args.repeats})")
         print(f"  baseline: {label}  {t_base:8.3f} s")
-        print(f"  speed-up {t_base / t_div:6.1f}x   max |diveval - baseline| over queries: {diff:.2e}")
+        print(
+            f"  speed-up {t_base / t_div:6.1f}x   max |diveval - baseline| over queries: {diff:.2e}"
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         hyp_path = os.path.join(tmp, "hyps.txt")
@@ -140,15 +164,23 @@ def main() -> None:
             for s in sets:
                 fh.write(" </s> ".join(s) + "\n")
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "diveval", "lsdscc", args.groups, hyp_path, "--json"],
-                             check=True, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "diveval", "lsdscc", args.groups, hyp_path, "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         t_cli = time.perf_counter() - t
         cli = json.loads(out.stdout)["scores"]
-    print(f"\ndiveval lsdscc (whole command: start, import, read, score): {t_cli:.3f} s; "
-          f"MDS {cli['mds']:.4f} (same as above: {cli['mds'] == rows[0][4].mds})")
+    print(
+        f"\ndiveval lsdscc (whole command: start, import, read, score): {t_cli:.3f} s; "
+        f"MDS {cli['mds']:.4f} (same as above: {cli['mds'] == rows[0][4].mds})"
+    )
     t_bleu = rows[0][1]
-    print(f"\ntarget: 299 queries x 10 hypotheses <= 2 s: scoring {t_bleu:.3f} s, whole command "
-          f"{t_cli:.3f} s -> {'met' if max(t_bleu, t_cli) <= 2 else 'NOT met'}")
+    print(
+        f"\ntarget: 299 queries x 10 hypotheses <= 2 s: scoring {t_bleu:.3f} s, whole command "
+        f"{t_cli:.3f} s -> {'met' if max(t_bleu, t_cli) <= 2 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

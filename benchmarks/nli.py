@@ -20,15 +20,26 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 _FALLBACK = [
-    "I love going to the beach in the summer.", "No, I hate the beach.", "Sure, sounds fun!",
-    "We could go hiking instead if the weather is bad tomorrow morning.", "I don't know.",
+    "I love going to the beach in the summer.",
+    "No, I hate the beach.",
+    "Sure, sounds fun!",
+    "We could go hiking instead if the weather is bad tomorrow morning.",
+    "I don't know.",
     "My brother used to live near the coast, so we went swimming almost every single day.",
-    "That's a great idea, let's do it.", "I would rather stay at home and read a book tonight.",
+    "That's a great idea, let's do it.",
+    "I would rather stay at home and read a book tonight.",
 ]
 
 
 def workload(n: int):
-    path = ROOT.parent / "shared" / "data" / "diversity-eval" / "conTest" / "con_test_200_with_hds_resp_gen.csv"
+    path = (
+        ROOT.parent
+        / "shared"
+        / "data"
+        / "diversity-eval"
+        / "conTest"
+        / "con_test_200_with_hds_resp_gen.csv"
+    )
     sets = []
     if path.exists():
         with open(path, encoding="utf-8", newline="") as f:
@@ -50,9 +61,13 @@ def timed(fn, n: int, repeat: int = 2) -> float:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--pairs", type=int, default=1024)
-    ap.add_argument("--loop-pairs", type=int, default=256, help="pairs for the one-call-per-pair loop")
+    ap.add_argument(
+        "--loop-pairs", type=int, default=256, help="pairs for the one-call-per-pair loop"
+    )
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads")
     ap.add_argument("--model", default=None, help="folder of an ONNX export (default: shipped)")
     args = ap.parse_args(argv)
@@ -72,11 +87,18 @@ def main(argv=None):
     rows = [("unbatched loop (1 pair/call)", timed(loop, n_loop))]
     for bs in (1, 32, 128):
         n = n_loop if bs == 1 else len(prem)
-        rows.append((f"predict, batch_size={bs}", timed(lambda: model.predict(prem[:n], hyp[:n], batch_size=bs), n)))
+        rows.append(
+            (
+                f"predict, batch_size={bs}",
+                timed(lambda n=n, bs=bs: model.predict(prem[:n], hyp[:n], batch_size=bs), n),
+            )
+        )
 
     base = rows[0][1]
-    print(f"{model.name} ({model.model_path.name}, weights {model.fingerprint}); "
-          f"{len(prem)} {source} response pairs, threads={args.threads or 'onnxruntime default'}\n")
+    print(
+        f"{model.name} ({model.model_path.name}, weights {model.fingerprint}); "
+        f"{len(prem)} {source} response pairs, threads={args.threads or 'onnxruntime default'}\n"
+    )
     print(f"{'mode':<32} {'pairs/s':>9} {'vs loop':>8}")
     for name, rate in rows:
         print(f"{name:<32} {rate:>9.1f} {rate / base:>7.2f}x")

@@ -24,7 +24,9 @@ import numpy as np
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--unit", choices=["utterance", "turn"], default="utterance")
     ap.add_argument("--k", type=int, default=10)
@@ -32,13 +34,17 @@ def main(argv=None) -> int:
     from diveval.reference.augment import BM25Retriever, Query, load_chitchat
 
     corpus = load_chitchat(unit=args.unit)
-    print(f"chitchat-dataset: {len(corpus)} conversations, {corpus.n_turns} {args.unit}s; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"chitchat-dataset: {len(corpus)} conversations, {corpus.n_turns} {args.unit}s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     r = BM25Retriever(corpus)
     build, build_cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"index build (3 fields, k1=0.5, b=0.7, English stopwords): {build:.1f} s wall, "
-          f"{build_cpu:.1f} s CPU")
+    print(
+        f"index build (3 fields, k1=0.5, b=0.7, English stopwords): {build:.1f} s wall, "
+        f"{build_cpu:.1f} s CPU"
+    )
 
     rng = np.random.default_rng(0)
     picks = []
@@ -69,7 +75,7 @@ def main(argv=None) -> int:
             mask &= s > 0
             sims += np.log(np.where(s > 0, s, 1.0))
         cand = np.flatnonzero(mask)
-        return cand[np.argsort(-sims[cand], kind="stable")[:args.k * 5]]
+        return cand[np.argsort(-sims[cand], kind="stable")[: args.k * 5]]
 
     n_base = min(len(picks), 200)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -86,20 +92,28 @@ def main(argv=None) -> int:
         ids = resp.get_tokens_ids(tk)
         if ids:
             s = resp.get_scores_from_ids(ids)
-            np.argpartition(-s, args.k)[:args.k]
+            np.argpartition(-s, args.k)[: args.k]
     qps_one = n_base / (time.perf_counter() - t0)
     qps_one_cpu = n_base / (time.process_time() - c0)
 
     found = [len(x) for x in ours]
-    print(f"queries/s (wall clock | per CPU-second of this process), {len(picks)} queries, "
-          f"{np.mean(found):.1f} results each:")
+    print(
+        f"queries/s (wall clock | per CPU-second of this process), {len(picks)} queries, "
+        f"{np.mean(found):.1f} results each:"
+    )
     print(f"  diveval BM25Retriever, 3 fields, top-{args.k}: {qps:6.0f} | {qps_cpu:6.0f}")
-    print(f"  bm25s get_scores x3 + numpy ranking:    {qps_naive:6.0f} | {qps_naive_cpu:6.0f}"
-          f"   diveval x{qps_cpu / qps_naive_cpu:.2f} (CPU)")
-    print(f"  bm25s one field (response) top-{args.k}:    {qps_one:6.0f} | {qps_one_cpu:6.0f}"
-          f"   diveval x{qps_cpu / qps_one_cpu:.2f} (CPU)")
-    print(f"target >= 200 queries/s: wall clock {'met' if qps >= 200 else 'NOT met'}, per CPU-second "
-          f"{'met' if qps_cpu >= 200 else 'NOT met'} (single-threaded; load average now {os.getloadavg()[0]:.1f})")
+    print(
+        f"  bm25s get_scores x3 + numpy ranking:    {qps_naive:6.0f} | {qps_naive_cpu:6.0f}"
+        f"   diveval x{qps_cpu / qps_naive_cpu:.2f} (CPU)"
+    )
+    print(
+        f"  bm25s one field (response) top-{args.k}:    {qps_one:6.0f} | {qps_one_cpu:6.0f}"
+        f"   diveval x{qps_cpu / qps_one_cpu:.2f} (CPU)"
+    )
+    print(
+        f"target >= 200 queries/s: wall clock {'met' if qps >= 200 else 'NOT met'}, per CPU-second "
+        f"{'met' if qps_cpu >= 200 else 'NOT met'} (single-threaded; load average now {os.getloadavg()[0]:.1f})"
+    )
     return 0
 
 

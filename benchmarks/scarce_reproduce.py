@@ -32,12 +32,23 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "scarce"
-FILES = {"SINGLE": "singleref", "MULTI": "multiref", "SCARCE-SINGLE": "scarce.singleref",
-         "SCARCE-MULTI": "scarce.multiref"}
-AUTHOR_NAME = {"ref-bleu-1": "Bleu_1", "ref-bleu-2": "Bleu_2", "ref-bleu-3": "Bleu_3",
-               "ref-bleu-4": "Bleu_4", "ref-rouge-l": "ROUGE_L", "ref-meteor": "METEOR",
-               "ref-embedding-average": "EmbeddingAverageCosineSimilairty",
-               "ref-bertscore-p": "bert_prec", "ref-bertscore-r": "bert_rec"}
+FILES = {
+    "SINGLE": "singleref",
+    "MULTI": "multiref",
+    "SCARCE-SINGLE": "scarce.singleref",
+    "SCARCE-MULTI": "scarce.multiref",
+}
+AUTHOR_NAME = {
+    "ref-bleu-1": "Bleu_1",
+    "ref-bleu-2": "Bleu_2",
+    "ref-bleu-3": "Bleu_3",
+    "ref-bleu-4": "Bleu_4",
+    "ref-rouge-l": "ROUGE_L",
+    "ref-meteor": "METEOR",
+    "ref-embedding-average": "EmbeddingAverageCosineSimilairty",
+    "ref-bertscore-p": "bert_prec",
+    "ref-bertscore-r": "bert_rec",
+}
 
 
 def load(name: str):
@@ -80,7 +91,9 @@ def correlations(x, y) -> tuple[float, float]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--no-bert", action="store_true", help="skip BERTScore (minutes on a CPU)")
     args = ap.parse_args(argv)
     if not DATA.exists():
@@ -99,26 +112,45 @@ def main(argv=None) -> int:
         rows = []
         for m, (rho, tau) in results[label].items():
             a = authors.get(AUTHOR_NAME.get(m.split(" ")[0], ""), {})
-            rows.append((m, f"{rho:.3f}", f"{a['spearmanr']:.3f}" if a else "-",
-                         f"{tau:.3f}", f"{a['kendall_tau']:.3f}" if a else "-"))
+            rows.append(
+                (
+                    m,
+                    f"{rho:.3f}",
+                    f"{a['spearmanr']:.3f}" if a else "-",
+                    f"{tau:.3f}",
+                    f"{a['kendall_tau']:.3f}" if a else "-",
+                )
+            )
         n_refs = sum(map(len, refs)) / len(refs)
         try:
             sb = reference_self_bleu(refs)
             sb_text = f"; reference-set Self-BLEU-4 {sb.value:.3f} over {len(sb.items)} sets"
         except Exception as exc:  # single references: Self-BLEU undefined
             sb_text = f"; reference-set Self-BLEU-4: {exc}"
-        print(render_table(f"{label} ({name}.json: {len(hyps)} responses, {n_refs:.1f} references each"
-                           f"{sb_text}; {time.perf_counter() - t0:.0f} s)",
-                           ["metric", "Spearman (diveval)", "Spearman (authors)", "Kendall (diveval)",
-                            "Kendall (authors)"], rows))
+        print(
+            render_table(
+                f"{label} ({name}.json: {len(hyps)} responses, {n_refs:.1f} references each"
+                f"{sb_text}; {time.perf_counter() - t0:.0f} s)",
+                [
+                    "metric",
+                    "Spearman (diveval)",
+                    "Spearman (authors)",
+                    "Kendall (diveval)",
+                    "Kendall (authors)",
+                ],
+                rows,
+            )
+        )
         print()
     ok = True
     for m in ["ref-bleu-4", "ref-bleu-4 (coco)"] + ([] if args.no_bert else ["ref-bertscore-p"]):
         s, mu, sc = (results[x][m][0] for x in ("SINGLE", "MULTI", "SCARCE-MULTI"))
         holds = s < mu < sc
         ok &= holds
-        print(f"{m}: Spearman SINGLE {s:.3f} < MULTI {mu:.3f} < SCARCE-MULTI {sc:.3f}: "
-              f"{'holds' if holds else 'FAILS'}")
+        print(
+            f"{m}: Spearman SINGLE {s:.3f} < MULTI {mu:.3f} < SCARCE-MULTI {sc:.3f}: "
+            f"{'holds' if holds else 'FAILS'}"
+        )
     return 0 if ok else 1
 
 

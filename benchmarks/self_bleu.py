@@ -93,7 +93,7 @@ def worker(tool: str, size: int, seed: int, nltk_hyps: int, repeats: int = 3) ->
         t = time.perf_counter()
         vals = {}
         for i in idx:
-            refs = corpus[:i] + corpus[i + 1:]
+            refs = corpus[:i] + corpus[i + 1 :]
             vals[int(i)] = sentence_bleu(refs, corpus[i], (0.25,) * 4, sm)
         per_hyp = (time.perf_counter() - t) / len(idx)
         out["per_hyp"] = per_hyp
@@ -106,8 +106,20 @@ def worker(tool: str, size: int, seed: int, nltk_hyps: int, repeats: int = 3) ->
 
 def run(tool: str, size: int, seed: int, nltk_hyps: int, repeats: int = 3) -> dict | None:
     env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [sys.executable, __file__, "--worker", tool, "--size", str(size), "--seed", str(seed),
-           "--nltk-hyps", str(nltk_hyps), "--repeats", str(repeats)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        tool,
+        "--size",
+        str(size),
+        "--seed",
+        str(seed),
+        "--nltk-hyps",
+        str(nltk_hyps),
+        "--repeats",
+        str(repeats),
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:
         print(f"  {tool} at {size}: failed\n{res.stderr.strip()[-800:]}", file=sys.stderr)
@@ -116,13 +128,23 @@ def run(tool: str, size: int, seed: int, nltk_hyps: int, repeats: int = 3) -> di
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="2000,10000,100000,1000000", help="comma-separated corpus sizes")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--sizes", default="2000,10000,100000,1000000", help="comma-separated corpus sizes"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--fast-bleu-max", type=int, default=10_000, help="largest size fast-bleu really runs")
-    ap.add_argument("--nltk-max", type=int, default=10_000, help="largest size nltk really runs (on a sample)")
+    ap.add_argument(
+        "--fast-bleu-max", type=int, default=10_000, help="largest size fast-bleu really runs"
+    )
+    ap.add_argument(
+        "--nltk-max", type=int, default=10_000, help="largest size nltk really runs (on a sample)"
+    )
     ap.add_argument("--nltk-hyps", type=int, default=10, help="hypotheses nltk scores per size")
-    ap.add_argument("--repeats", type=int, default=3, help="diveval runs per size up to 100k (best is kept)")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="diveval runs per size up to 100k (best is kept)"
+    )
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -133,6 +155,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     try:
         import fast_bleu  # noqa: F401
+
         have_fb = True
     except ImportError:
         have_fb = False
@@ -149,7 +172,9 @@ def main() -> None:
             if size <= args.fast_bleu_max:
                 fb = run("fast-bleu", size, args.seed, args.nltk_hyps)
                 if fb is not None:
-                    fb["diff"] = float(np.max(np.abs(np.array(fb["fb_check"]) - np.array(d["fb_check"]))))
+                    fb["diff"] = float(
+                        np.max(np.abs(np.array(fb["fb_check"]) - np.array(d["fb_check"])))
+                    )
                     fb_last = (size, fb["time"])
                 row["fast-bleu"] = fb
             elif fb_last is not None:
@@ -159,7 +184,9 @@ def main() -> None:
             if nl is not None:
                 nl["est"] = "~"
                 common = [k for k in nl["check"] if k in d["check"]]
-                nl["diff"] = max(abs(nl["check"][k] - d["check"][k]) for k in common) if common else None
+                nl["diff"] = (
+                    max(abs(nl["check"][k] - d["check"][k]) for k in common) if common else None
+                )
                 nltk_last = (size, nl["per_hyp"])
             row["nltk"] = nl
         elif nltk_last is not None:
@@ -169,11 +196,15 @@ def main() -> None:
         _print_row(row)
 
     print()
-    print("~ nltk: sampled hypotheses x N; ~~ / fast-bleu ~: extrapolated (O(N) per hypothesis, O(N^2) in all)")
+    print(
+        "~ nltk: sampled hypotheses x N; ~~ / fast-bleu ~: extrapolated (O(N) per hypothesis, O(N^2) in all)"
+    )
     for a, b in zip(rows, rows[1:]):
         growth = (b["diveval"]["time"] / a["diveval"]["time"]) / (b["size"] / a["size"])
-        print(f"diveval per-sentence cost {a['size']:>9,} -> {b['size']:>9,} sentences: x{growth:.2f} "
-              f"(1.00 = linear)")
+        print(
+            f"diveval per-sentence cost {a['size']:>9,} -> {b['size']:>9,} sentences: x{growth:.2f} "
+            f"(1.00 = linear)"
+        )
 
 
 _HEADER_DONE = False
@@ -188,8 +219,10 @@ def _fmt_t(x: dict | None) -> str:
 def _print_row(row: dict) -> None:
     global _HEADER_DONE
     if not _HEADER_DONE:
-        print(f"{'sentences':>10} | {'diveval':>9} {'cpu':>7} {'us/sent':>8} {'peak MB':>8} {'extra MB':>8} | "
-              f"{'fast-bleu':>11} {'ratio':>7} {'max|diff|':>9} | {'nltk':>11} {'ratio':>9} {'max|diff|':>9}")
+        print(
+            f"{'sentences':>10} | {'diveval':>9} {'cpu':>7} {'us/sent':>8} {'peak MB':>8} {'extra MB':>8} | "
+            f"{'fast-bleu':>11} {'ratio':>7} {'max|diff|':>9} | {'nltk':>11} {'ratio':>9} {'max|diff|':>9}"
+        )
         _HEADER_DONE = True
     d = row["diveval"]
     fb, nl = row.get("fast-bleu"), row.get("nltk")
@@ -200,9 +233,12 @@ def _print_row(row: dict) -> None:
     def diff(x):
         return f"{x['diff']:.1e}" if x and x.get("diff") is not None else "-"
 
-    print(f"{row['size']:>10,} | {d['time']:>7.3f} s {d['cpu']:>5.2f} s {1e6 * d['time'] / row['size']:>8.2f} "
-          f"{d['peak_mb']:>8.0f} {d['extra_mb']:>8.0f} | {_fmt_t(fb):>11} {ratio(fb):>7} {diff(fb):>9} | "
-          f"{_fmt_t(nl):>11} {ratio(nl):>9} {diff(nl):>9}", flush=True)
+    print(
+        f"{row['size']:>10,} | {d['time']:>7.3f} s {d['cpu']:>5.2f} s {1e6 * d['time'] / row['size']:>8.2f} "
+        f"{d['peak_mb']:>8.0f} {d['extra_mb']:>8.0f} | {_fmt_t(fb):>11} {ratio(fb):>7} {diff(fb):>9} | "
+        f"{_fmt_t(nl):>11} {ratio(nl):>9} {diff(nl):>9}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -56,13 +56,17 @@ def main() -> None:
     from diveval.semantic.embedding_diversity import embedding_diversity
 
     texts = chat_texts(args.sets * args.size)
-    sets = [texts[i * args.size:(i + 1) * args.size] for i in range(args.sets)]
+    sets = [texts[i * args.size : (i + 1) * args.size] for i in range(args.sets)]
     t0 = time.perf_counter()
     emb = SentenceTransformerEmbedder(batch_size=args.batch_size, progress=False)
-    print(f"model: {emb.name} fp:{emb.fingerprint} device:{emb.device}, "
-          f"loaded in {time.perf_counter() - t0:.1f} s")
-    print(f"input: {args.sets} sets of {args.size}, {len(texts)} distinct texts, "
-          f"batch size {args.batch_size}")
+    print(
+        f"model: {emb.name} fp:{emb.fingerprint} device:{emb.device}, "
+        f"loaded in {time.perf_counter() - t0:.1f} s"
+    )
+    print(
+        f"input: {args.sets} sets of {args.size}, {len(texts)} distinct texts, "
+        f"batch size {args.batch_size}"
+    )
     emb.model.encode(texts[:64], batch_size=args.batch_size)  # warm-up (lazy init, allocator)
 
     raw_times, div_times = [], []
@@ -70,8 +74,9 @@ def main() -> None:
 
     def run_raw():
         t = time.perf_counter()
-        emb.model.encode(texts, batch_size=args.batch_size, convert_to_numpy=True,
-                         show_progress_bar=False)
+        emb.model.encode(
+            texts, batch_size=args.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
         raw_times.append(time.perf_counter() - t)
 
     def run_diveval():
@@ -89,19 +94,25 @@ def main() -> None:
             score = run_diveval()
             run_raw()
         first = "raw first" if r % 2 == 0 else "diveval first"
-        print(f"  round {r + 1} ({first}): raw {raw_times[-1]:.2f} s, diveval {div_times[-1]:.2f} s")
+        print(
+            f"  round {r + 1} ({first}): raw {raw_times[-1]:.2f} s, diveval {div_times[-1]:.2f} s"
+        )
     raw, div = min(raw_times), min(div_times)
     print(f"raw batched encode : {len(texts) / raw:8.1f} texts/s ({raw:.2f} s)")
-    print(f"diveval sent-bert  : {len(texts) / div:8.1f} texts/s ({div:.2f} s), "
-          f"{args.sets / div:.1f} sets/s, value {score.value:.4f}")
+    print(
+        f"diveval sent-bert  : {len(texts) / div:8.1f} texts/s ({div:.2f} s), "
+        f"{args.sets / div:.1f} sets/s, value {score.value:.4f}"
+    )
     print(f"diveval / raw throughput: {raw / div:.1%} (target >= 90%)")
     # What diveval adds around the model, free of the machine's noise: the same call with every
     # text already in memory (validation, cache look-ups, normalization, per-set cosines).
     t = time.perf_counter()
     embedding_diversity(sets, emb)
     overhead = time.perf_counter() - t
-    print(f"diveval's own work (texts already embedded): {overhead * 1000:.1f} ms = "
-          f"{overhead / raw:.2%} of the raw encode time")
+    print(
+        f"diveval's own work (texts already embedded): {overhead * 1000:.1f} ms = "
+        f"{overhead / raw:.2%} of the raw encode time"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.cache or tmp
@@ -114,18 +125,26 @@ def main() -> None:
         two = embedding_diversity(sets, second)
         t_second = time.perf_counter() - t
         s1, s2 = first.stats(), second.stats()
-        print(f"first run  (fills the cache): {s1['calls']} model call(s), {s1['computed']} texts "
-              f"encoded, {t_first:.2f} s")
-        print(f"second run (from the cache) : {s2['calls']} model call(s), {s2['computed']} texts "
-              f"encoded, {s2['disk_hits']} disk hits, {t_second:.2f} s "
-              f"({t_first / max(t_second, 1e-9):.0f}x faster)")
+        print(
+            f"first run  (fills the cache): {s1['calls']} model call(s), {s1['computed']} texts "
+            f"encoded, {t_first:.2f} s"
+        )
+        print(
+            f"second run (from the cache) : {s2['calls']} model call(s), {s2['computed']} texts "
+            f"encoded, {s2['disk_hits']} disk hits, {t_second:.2f} s "
+            f"({t_first / max(t_second, 1e-9):.0f}x faster)"
+        )
         saved = s1["calls"] - s2["calls"]
         batches = lambda k: -(-k // args.batch_size)  # noqa: E731
-        print(f"forward batches: first run {batches(s1['computed'])}, second run "
-              f"{batches(s2['computed'])}")
-        print(f"model calls saved by the cache on the second run: {saved} of {s1['calls']} "
-              f"({s1['computed'] - s2['computed']} of {s1['computed']} texts); "
-              f"same value: {one.value == two.value} (target: all saved)")
+        print(
+            f"forward batches: first run {batches(s1['computed'])}, second run "
+            f"{batches(s2['computed'])}"
+        )
+        print(
+            f"model calls saved by the cache on the second run: {saved} of {s1['calls']} "
+            f"({s1['computed'] - s2['computed']} of {s1['computed']} texts); "
+            f"same value: {one.value == two.value} (target: all saved)"
+        )
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ class UncachedSentBert:
         x = unit_rows(self.embedder.encode([t for s in sets for t in s]))
         out, start = [], 0
         for s in sets:
-            block = x[start:start + len(s)]
+            block = x[start : start + len(s)]
             sims = block @ block.T
             out.append(-sims[np.triu_indices(len(s), k=1)].mean())
             start += len(s)
@@ -108,18 +108,24 @@ class UncachedSentBert:
 
     def leave_one_out(self, responses):
         r = list(responses)
-        return self._values([r[:i] + r[i + 1:] for i in range(len(r))])
+        return self._values([r[:i] + r[i + 1 :] for i in range(len(r))])
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--contexts", type=int, default=20)
     ap.add_argument("--max-new-tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=1, help="torch threads while generating")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--strict-contexts", type=int, default=5,
-                    help="a second pass on this many contexts with --strict-threshold (0: none)")
+    ap.add_argument(
+        "--strict-contexts",
+        type=int,
+        default=5,
+        help="a second pass on this many contexts with --strict-threshold (0: none)",
+    )
     ap.add_argument("--strict-threshold", type=float, default=-0.05)
     args = ap.parse_args()
     if not os.path.exists(args.data):
@@ -146,28 +152,54 @@ def main() -> int:
         t0 = time.perf_counter()
         records, results = [], []
         for i, it in enumerate(chosen):
-            res = threshold_generate(it.context, gen, "sent-bert", threshold, seed=args.seed,
-                                     embedding_model=cached_counter)
+            res = threshold_generate(
+                it.context,
+                gen,
+                "sent-bert",
+                threshold,
+                seed=args.seed,
+                embedding_model=cached_counter,
+            )
             results.append(res)
             rec = {"id": it.id, **res.to_dict()}
-            rec["relevance"] = {"bleu": {"start": set_relevance(res.start, it.references),
-                                         "end": set_relevance(res.end, it.references)}}
+            rec["relevance"] = {
+                "bleu": {
+                    "start": set_relevance(res.start, it.references),
+                    "end": set_relevance(res.end, it.references),
+                }
+            }
             records.append(rec)
-            print(f"  {label} context {i + 1}/{len(chosen)}: {res.samples} samples, "
-                  f"{res.start_diversity:.3f} -> {res.end_diversity:.3f} ({res.stop})", file=sys.stderr)
+            print(
+                f"  {label} context {i + 1}/{len(chosen)}: {res.samples} samples, "
+                f"{res.start_diversity:.3f} -> {res.end_diversity:.3f} ({res.stop})",
+                file=sys.stderr,
+            )
         total_s = time.perf_counter() - t0
-        print(f"{label}: generation {gen.seconds:.1f} s for {sum(r.samples for r in results)} "
-              f"samples; whole pass {total_s:.1f} s")
-        print(summary_tables(summarize(records), f"DailyDialog++ dev, first {len(chosen)} contexts, "
-                                                 f"SmolLM2-135M-Instruct, {label}"))
+        print(
+            f"{label}: generation {gen.seconds:.1f} s for {sum(r.samples for r in results)} "
+            f"samples; whole pass {total_s:.1f} s"
+        )
+        print(
+            summary_tables(
+                summarize(records),
+                f"DailyDialog++ dev, first {len(chosen)} contexts, SmolLM2-135M-Instruct, {label}",
+            )
+        )
         return gen, results, total_s - gen.seconds
 
     passes = [(items, None, "sent-bert preset (-0.179)")]
     if args.strict_contexts:
-        passes.append((items[: args.strict_contexts], args.strict_threshold,
-                       f"sent-bert above {args.strict_threshold:g} (exercises the replacements)"))
-    done = [(chosen, threshold, *run_pass(chosen, threshold, label))
-            for chosen, threshold, label in passes]
+        passes.append(
+            (
+                items[: args.strict_contexts],
+                args.strict_threshold,
+                f"sent-bert above {args.strict_threshold:g} (exercises the replacements)",
+            )
+        )
+    done = [
+        (chosen, threshold, *run_pass(chosen, threshold, label))
+        for chosen, threshold, label in passes
+    ]
     scoring_cached = sum(d[4] for d in done)
 
     # the same samples again, no cache
@@ -178,21 +210,31 @@ def main() -> int:
         replay = Replay(gen.draws)
         thr = -0.179 if threshold is None else threshold
         for it, a in zip(chosen, results):
-            b = threshold_generate(it.context, replay, UncachedSentBert(plain_counter), thr,
-                                   seed=args.seed)
-            same &= (a.end == b.end and a.samples == b.samples
-                     and abs(a.end_diversity - b.end_diversity) < 1e-5)
+            b = threshold_generate(
+                it.context, replay, UncachedSentBert(plain_counter), thr, seed=args.seed
+            )
+            same &= (
+                a.end == b.end
+                and a.samples == b.samples
+                and abs(a.end_diversity - b.end_diversity) < 1e-5
+            )
     scoring_plain = time.perf_counter() - t0
 
     print()
     print(f"{'embedding model, all passes':<30}{'calls':>8}{'texts':>8}{'scoring s':>12}")
-    print(f"{'with the cache (diveval)':<30}{cached_counter.calls:>8}{cached_counter.texts:>8}"
-          f"{scoring_cached:>12.2f}")
-    print(f"{'without the cache':<30}{plain_counter.calls:>8}{plain_counter.texts:>8}"
-          f"{scoring_plain:>12.2f}")
-    print(f"texts sent to the model: {plain_counter.texts / max(1, cached_counter.texts):.1f}x fewer "
-          f"with the cache; calls: {plain_counter.calls / max(1, cached_counter.calls):.1f}x fewer; "
-          f"scoring time ratio (without / with): {scoring_plain / max(1e-9, scoring_cached):.2f}")
+    print(
+        f"{'with the cache (diveval)':<30}{cached_counter.calls:>8}{cached_counter.texts:>8}"
+        f"{scoring_cached:>12.2f}"
+    )
+    print(
+        f"{'without the cache':<30}{plain_counter.calls:>8}{plain_counter.texts:>8}"
+        f"{scoring_plain:>12.2f}"
+    )
+    print(
+        f"texts sent to the model: {plain_counter.texts / max(1, cached_counter.texts):.1f}x fewer "
+        f"with the cache; calls: {plain_counter.calls / max(1, cached_counter.calls):.1f}x fewer; "
+        f"scoring time ratio (without / with): {scoring_plain / max(1e-9, scoring_cached):.2f}"
+    )
     print(f"same ending sets and scores in both runs: {'yes' if same else 'NO'}")
     return 0 if same else 1
 

@@ -18,8 +18,17 @@ def run(capsys, *argv):
 def test_score_corpus_table_and_json(capsys, examples_dir):
     code, out, _ = run(capsys, "score", str(examples_dir / "responses.txt"))
     assert code == 0 and "distinct-2" in out and "ead|n:1|V:30522" in out
-    code, out, _ = run(capsys, "score", str(examples_dir / "sets.jsonl"), "--json", "-m", "distinct-1",
-                       "-m", "cos-diversity", "--items")
+    code, out, _ = run(
+        capsys,
+        "score",
+        str(examples_dir / "sets.jsonl"),
+        "--json",
+        "-m",
+        "distinct-1",
+        "-m",
+        "cos-diversity",
+        "--items",
+    )
     data = json.loads(out)
     assert data["setting"] == "sets" and data["items"] == 4
     assert set(data["scores"]) == {"distinct-1", "cos-diversity"}
@@ -74,15 +83,20 @@ def test_undefined_cases_and_unknown_names(tmp_path, capsys):
 def test_console_entry_point_runs_without_traceback(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{oops\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "diveval", "score", str(bad)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "diveval", "score", str(bad)], capture_output=True, text=True
+    )
     assert proc.returncode == 2 and "bad.jsonl:1" in proc.stderr and "Traceback" not in proc.stderr
-    helped = subprocess.run([sys.executable, "-m", "diveval", "score", "--help"], capture_output=True, text=True)
+    helped = subprocess.run(
+        [sys.executable, "-m", "diveval", "score", "--help"], capture_output=True, text=True
+    )
     assert helped.returncode == 0 and "examples:" in helped.stdout
 
 
 def test_import_is_cheap():
-    code = ("import sys, diveval; heavy = [m for m in ('torch', 'transformers', 'scipy', 'onnxruntime', "
-            "'sentence_transformers', 'matplotlib') if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys, diveval; heavy = [m for m in ('torch', 'transformers', 'scipy', 'onnxruntime', "
+        "'sentence_transformers', 'matplotlib') if m in sys.modules]; print(heavy)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.strip() == "[]"

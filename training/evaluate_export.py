@@ -35,7 +35,13 @@ def main(argv=None):
     results = {}
     for f in args.files.split(","):
         model = ShippedNLIModel(args.export, model_file=f)  # default batch_size, as users get it
-        results[f] = evaluate_nli(model, args.data, args.sets.split(","), limit=args.limit, progress=lambda s, n: print(f"  {f}: {s} ({n})", file=sys.stderr))
+        results[f] = evaluate_nli(
+            model,
+            args.data,
+            args.sets.split(","),
+            limit=args.limit,
+            progress=lambda s, n, f=f: print(f"  {f}: {s} ({n})", file=sys.stderr),
+        )
         print(format_nli_report(results[f]))
         print()
     names = list(results)
@@ -44,15 +50,19 @@ def main(argv=None):
         print(f"| set | n | {names[0]} acc | {names[1]} acc | diff (points) | majority |")
         print("|---|---:|---:|---:|---:|---:|")
         for s in a:
-            print(f"| {s} | {a[s]['n']} | {100 * a[s]['accuracy']:.1f} | {100 * b[s]['accuracy']:.1f} | "
-                  f"{100 * (a[s]['accuracy'] - b[s]['accuracy']):+.1f} | {100 * a[s]['majority_accuracy']:.1f} |")
+            print(
+                f"| {s} | {a[s]['n']} | {100 * a[s]['accuracy']:.1f} | {100 * b[s]['accuracy']:.1f} | "
+                f"{100 * (a[s]['accuracy'] - b[s]['accuracy']):+.1f} | {100 * a[s]['majority_accuracy']:.1f} |"
+            )
     turns = [int(t) for t in args.dnli_turns.split(",") if t]
     hashes = {rel: file_sha256(Path(args.data) / rel) for rel in nli_data.training_files(turns)}
     print("\n| training file | sha256 |\n|---|---|")
     for rel, h in hashes.items():
         print(f"| `{rel}` | `{h}` |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "training_file_sha256": hashes}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"results": results, "training_file_sha256": hashes}, indent=2)
+        )
 
 
 if __name__ == "__main__":

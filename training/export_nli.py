@@ -27,14 +27,19 @@ LABELS = list(NLI_LABELS)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--ckpt", default="/tmp/nli_run/best")
     ap.add_argument("--vocab", default=None, help="defaults to the base model's vocab.txt")
     ap.add_argument("--out", default="/tmp/nli_export")
     ap.add_argument("--max-length", type=int, default=128)
-    ap.add_argument("--per-tensor", action="store_true",
-                    help="one scale per weight matrix; the default, one per output channel, kept "
-                         "held-out accuracy within about a point of fp32 where per-tensor lost up to 2.5")
+    ap.add_argument(
+        "--per-tensor",
+        action="store_true",
+        help="one scale per weight matrix; the default, one per output channel, kept "
+        "held-out accuracy within about a point of fp32 where per-tensor lost up to 2.5",
+    )
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.set_num_threads(2)
@@ -53,20 +58,33 @@ def main(argv=None):
             self.m = m
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.m(input_ids=input_ids, attention_mask=attention_mask,
-                          token_type_ids=token_type_ids).logits
+            return self.m(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).logits
 
     ex = torch.ones(2, 16, dtype=torch.long)
     fp32 = out / "model.fp32.onnx"
     dyn = {0: "batch", 1: "seq"}
     torch.onnx.export(
-        Logits(model), (ex, ex, torch.zeros_like(ex)), str(fp32),
-        input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
-        dynamic_axes={"input_ids": dyn, "attention_mask": dyn, "token_type_ids": dyn, "logits": {0: "batch"}},
-        opset_version=17, do_constant_folding=True, dynamo=False,
+        Logits(model),
+        (ex, ex, torch.zeros_like(ex)),
+        str(fp32),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            "input_ids": dyn,
+            "attention_mask": dyn,
+            "token_type_ids": dyn,
+            "logits": {0: "batch"},
+        },
+        opset_version=17,
+        do_constant_folding=True,
+        dynamo=False,
     )
     int8 = out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=not args.per_tensor)
+    quantize_dynamic(
+        str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=not args.per_tensor
+    )
 
     vocab = Path(args.vocab) if args.vocab else None
     if vocab is None:
@@ -82,7 +100,7 @@ def main(argv=None):
         "lowercase": True,
         "base_model": "sentence-transformers/all-MiniLM-L6-v2",
         "architecture": "BertForSequenceClassification (6 layers, hidden 384), exported to ONNX opset 17, "
-                        "dynamic int8 quantisation" + (" per tensor" if args.per_tensor else " per channel"),
+        "dynamic int8 quantisation" + (" per tensor" if args.per_tensor else " per channel"),
     }
     (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     for p in sorted(out.iterdir()):

@@ -116,34 +116,59 @@ def accuracy(model, encoded, labels, batch_size=64):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nli"))
     ap.add_argument("--out", default="/tmp/nli_run")
     ap.add_argument("--curve", default=str(ROOT / "training" / "nli_learning_curve.tsv"))
-    ap.add_argument("--lr-trace", default=str(ROOT / "training" / "nli_lr_trace.tsv"),
-                    help="where the learning rate of every step is written (see --replay-lr)")
-    ap.add_argument("--replay-lr", default=None,
-                    help="a trace written by an earlier run: use its per-step learning rates and step "
-                         "count, which makes a time-budgeted run exactly repeatable")
-    ap.add_argument("--init", default=None,
-                    help="start from this fine-tuned checkpoint instead of the base model (a second "
-                         "phase with its own schedule and trace)")
+    ap.add_argument(
+        "--lr-trace",
+        default=str(ROOT / "training" / "nli_lr_trace.tsv"),
+        help="where the learning rate of every step is written (see --replay-lr)",
+    )
+    ap.add_argument(
+        "--replay-lr",
+        default=None,
+        help="a trace written by an earlier run: use its per-step learning rates and step "
+        "count, which makes a time-budgeted run exactly repeatable",
+    )
+    ap.add_argument(
+        "--init",
+        default=None,
+        help="start from this fine-tuned checkpoint instead of the base model (a second "
+        "phase with its own schedule and trace)",
+    )
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--epochs", type=float, default=1.0)
-    ap.add_argument("--time-budget-min", type=float, default=None,
-                    help="decay the learning rate to zero by this many minutes of training, or by the "
-                         "end of --epochs, whichever comes first")
+    ap.add_argument(
+        "--time-budget-min",
+        type=float,
+        default=None,
+        help="decay the learning rate to zero by this many minutes of training, or by the "
+        "end of --epochs, whichever comes first",
+    )
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--weight-decay", type=float, default=0.01)
     ap.add_argument("--warmup-steps", type=int, default=60)
     ap.add_argument("--max-length", type=int, default=128)
-    ap.add_argument("--dnli-turns", default="1", help="compiled dialogue-nli-gu variants to train on")
-    ap.add_argument("--conjnli-pairs", type=int, default=4000,
-                    help="seeded sample of ConjNLI adversarial train (it is off the target domains)")
-    ap.add_argument("--freeze-layers", type=int, default=2,
-                    help="keep the embeddings and the lowest N encoder layers fixed: backward stops "
-                         "there, about a third less compute per pair on a shared CPU")
+    ap.add_argument(
+        "--dnli-turns", default="1", help="compiled dialogue-nli-gu variants to train on"
+    )
+    ap.add_argument(
+        "--conjnli-pairs",
+        type=int,
+        default=4000,
+        help="seeded sample of ConjNLI adversarial train (it is off the target domains)",
+    )
+    ap.add_argument(
+        "--freeze-layers",
+        type=int,
+        default=2,
+        help="keep the embeddings and the lowest N encoder layers fixed: backward stops "
+        "there, about a third less compute per pair on a shared CPU",
+    )
     ap.add_argument("--eval-minutes", type=float, default=12.0)
     ap.add_argument("--valid-pairs", type=int, default=300, help="per validation slice")
     ap.add_argument("--threads", type=int, default=2)
@@ -165,7 +190,9 @@ def main(argv=None):
     turns = [int(t) for t in args.dnli_turns.split(",") if t]
     train_sets = nli_data.training_sets(args.data, dnli_turns=turns)
     if args.conjnli_pairs < len(train_sets["conjnli"]):
-        train_sets["conjnli"] = random.Random(args.seed).sample(train_sets["conjnli"], args.conjnli_pairs)
+        train_sets["conjnli"] = random.Random(args.seed).sample(
+            train_sets["conjnli"], args.conjnli_pairs
+        )
     pairs = [p for v in train_sets.values() for p in v]
     enc = encode(tok, pairs)
     labels = [p.label for p in pairs]
@@ -174,12 +201,16 @@ def main(argv=None):
     for k, v in nli_data.validation_sets(args.data).items():
         v = random.Random(args.seed).sample(v, min(args.valid_pairs, len(v)))
         valid[k] = (encode(tok, v), [p.label for p in v])
-    print(f"train pairs {len(pairs)}: " + ", ".join(f"{k} {len(v)}" for k, v in train_sets.items()), flush=True)
+    print(
+        f"train pairs {len(pairs)}: " + ", ".join(f"{k} {len(v)}" for k, v in train_sets.items()),
+        flush=True,
+    )
 
     model = BertForSequenceClassification.from_pretrained(
-        args.init or str(base), num_labels=3,
+        args.init or str(base),
+        num_labels=3,
         id2label=dict(enumerate(nli_data.LABELS)),
-        label2id={l: i for i, l in enumerate(nli_data.LABELS)},
+        label2id={name: i for i, name in enumerate(nli_data.LABELS)},
     )
     model.train()
     frozen = [model.bert.embeddings] + list(model.bert.encoder.layer[: args.freeze_layers])
@@ -188,29 +219,50 @@ def main(argv=None):
             prm.requires_grad_(False)
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
-        {"params": [p for n, p in model.named_parameters()
-                    if p.requires_grad and not any(k in n for k in no_decay)],
-         "weight_decay": args.weight_decay},
-        {"params": [p for n, p in model.named_parameters()
-                    if p.requires_grad and any(k in n for k in no_decay)],
-         "weight_decay": 0.0},
+        {
+            "params": [
+                p
+                for n, p in model.named_parameters()
+                if p.requires_grad and not any(k in n for k in no_decay)
+            ],
+            "weight_decay": args.weight_decay,
+        },
+        {
+            "params": [
+                p
+                for n, p in model.named_parameters()
+                if p.requires_grad and any(k in n for k in no_decay)
+            ],
+            "weight_decay": 0.0,
+        },
     ]
     opt = torch.optim.AdamW(groups, lr=args.lr)
     total = math.ceil(math.ceil(len(pairs) / args.batch_size) * args.epochs)
     replay = None
     if args.replay_lr:
-        rows = [l.split("\t") for l in Path(args.replay_lr).read_text().splitlines()[1:] if l.strip()]
+        rows = [
+            ln.split("\t") for ln in Path(args.replay_lr).read_text().splitlines()[1:] if ln.strip()
+        ]
         replay = [float(r[1]) for r in rows]
         total = len(replay)
     if args.max_steps:
         total = min(total, args.max_steps)
     budget = args.time_budget_min * 60 if args.time_budget_min and replay is None else None
 
-    json.dump(vars(args) | {"train_counts": {k: len(v) for k, v in train_sets.items()},
-                            "max_steps_from_epochs": total, "base": str(base)},
-              open(out / "run_config.json", "w"), indent=2)
+    json.dump(
+        vars(args)
+        | {
+            "train_counts": {k: len(v) for k, v in train_sets.items()},
+            "max_steps_from_epochs": total,
+            "base": str(base),
+        },
+        open(out / "run_config.json", "w"),
+        indent=2,
+    )
     curve = open(args.curve, "w")
-    curve.write("step\tepoch\tpairs_seen\tminutes\ttrain_loss\tlr\t" + "\t".join(valid) + "\tmean_valid\n")
+    curve.write(
+        "step\tepoch\tpairs_seen\tminutes\ttrain_loss\tlr\t" + "\t".join(valid) + "\tmean_valid\n"
+    )
     trace = None if replay is not None else open(args.lr_trace, "w")
     if trace:
         trace.write("step\tlr\n")
@@ -221,20 +273,29 @@ def main(argv=None):
 
     def evaluate_and_save(tag="last"):
         nonlocal best
-        accs = {k: accuracy(model, e, l) for k, (e, l) in valid.items()}
+        accs = {k: accuracy(model, e, lab) for k, (e, lab) in valid.items()}
         mean = sum(accs.values()) / len(accs)
-        curve.write(f"{step}\t{seen / len(pairs):.3f}\t{seen}\t{(time.time() - t0) / 60:.1f}\t"
-                    f"{run_loss / max(1, n_loss):.4f}\t{lr:.2e}\t"
-                    + "\t".join(f"{a:.4f}" for a in accs.values()) + f"\t{mean:.4f}\n")
+        curve.write(
+            f"{step}\t{seen / len(pairs):.3f}\t{seen}\t{(time.time() - t0) / 60:.1f}\t"
+            f"{run_loss / max(1, n_loss):.4f}\t{lr:.2e}\t"
+            + "\t".join(f"{a:.4f}" for a in accs.values())
+            + f"\t{mean:.4f}\n"
+        )
         curve.flush()
-        print(f"EVAL step {step} {(time.time() - t0) / 60:.1f} min lr {lr:.2e} loss {run_loss / max(1, n_loss):.4f} "
-              + " ".join(f"{k}={a:.3f}" for k, a in accs.items()), flush=True)
+        print(
+            f"EVAL step {step} {(time.time() - t0) / 60:.1f} min lr {lr:.2e} loss {run_loss / max(1, n_loss):.4f} "
+            + " ".join(f"{k}={a:.3f}" for k, a in accs.items()),
+            flush=True,
+        )
         model.save_pretrained(out / tag)
         if mean > best:
             best = mean
             shutil.rmtree(out / "best", ignore_errors=True)
             shutil.copytree(out / tag, out / "best")
-            json.dump({"step": step, "valid": accs, "mean_valid": mean}, open(out / "best" / "valid.json", "w"))
+            json.dump(
+                {"step": step, "valid": accs, "mean_valid": mean},
+                open(out / "best" / "valid.json", "w"),
+            )
 
     done = False
     while not done:
@@ -264,8 +325,11 @@ def main(argv=None):
             if step % 20 == 0:
                 if trace:
                     trace.flush()
-                print(f"step {step} {(time.time() - t0):.0f}s {seen / (time.time() - t0):.1f} pairs/s "
-                      f"lr {lr:.2e} loss {run_loss / n_loss:.4f}", flush=True)
+                print(
+                    f"step {step} {(time.time() - t0):.0f}s {seen / (time.time() - t0):.1f} pairs/s "
+                    f"lr {lr:.2e} loss {run_loss / n_loss:.4f}",
+                    flush=True,
+                )
             if step >= total or (replay is None and lr == 0.0 and step > args.warmup_steps):
                 done = True
                 break
@@ -277,9 +341,17 @@ def main(argv=None):
     evaluate_and_save("final")
     if trace:
         trace.close()
-    json.dump({"steps": step, "pairs_seen": seen, "epochs_seen": seen / len(pairs),
-               "minutes": (time.time() - t0) / 60, "best_mean_valid": best},
-              open(out / "run_summary.json", "w"), indent=2)
+    json.dump(
+        {
+            "steps": step,
+            "pairs_seen": seen,
+            "epochs_seen": seen / len(pairs),
+            "minutes": (time.time() - t0) / 60,
+            "best_mean_valid": best,
+        },
+        open(out / "run_summary.json", "w"),
+        indent=2,
+    )
     print("done", flush=True)
 
 

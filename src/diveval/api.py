@@ -33,8 +33,12 @@ def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> di
     results: dict[str, Score] = {}
     from .report.progress import track
 
-    bar = track(chosen, f"scoring {len(chosen)} metrics", total=len(chosen),
-                enabled=None if options.get("progress") else False)  # a terminal only
+    bar = track(
+        chosen,
+        f"scoring {len(chosen)} metrics",
+        total=len(chosen),
+        enabled=None if options.get("progress") else False,
+    )  # a terminal only
     for m in bar:
         results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
     return results

@@ -23,7 +23,9 @@ Texts = Union[Corpus, Sets]
 def as_setting(data: Any, setting: str | None = None) -> tuple[str, list]:
     """(setting, data as lists) for a corpus or for sets; validates every element."""
     if isinstance(data, str):
-        raise InputError("expected a list of responses (or a list of response sets), got one string")
+        raise InputError(
+            "expected a list of responses (or a list of response sets), got one string"
+        )
     try:
         items = list(data)
     except TypeError:
@@ -47,7 +49,9 @@ def as_setting(data: Any, setting: str | None = None) -> tuple[str, list]:
             + ", ".join(kinds)
         )
     if setting is not None and setting != found:
-        raise InputError(f"input is in the {found} setting, but the {setting} setting was asked for")
+        raise InputError(
+            f"input is in the {found} setting, but the {setting} setting was asked for"
+        )
     return found, out
 
 
@@ -64,8 +68,9 @@ def require_sets(data: Any, metric: str) -> list[list[str]]:
     """The input as sets, or an InputError saying that ``metric`` is defined on sets only."""
     found, items = as_setting(data)
     if found != SETS:
-        raise InputError(f"{metric} is defined on response sets (a list of lists of strings), "
-                         "not on a corpus")
+        raise InputError(
+            f"{metric} is defined on response sets (a list of lists of strings), not on a corpus"
+        )
     return items
 
 

@@ -23,8 +23,16 @@ def _input(tmp_path, n=6):
     for i in range(n):
         cands = [" ".join(rng.choice(WORDS, size=rng.integers(2, 6))) for _ in range(12)]
         refs = [" ".join(rng.choice(WORDS, size=4)) for _ in range(3)]
-        lines.append(json.dumps({"id": f"c{i}", "context": [f"turn {i}", "and another"],
-                                 "candidates": cands, "references": refs}))
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"c{i}",
+                    "context": [f"turn {i}", "and another"],
+                    "candidates": cands,
+                    "references": refs,
+                }
+            )
+        )
     f = tmp_path / "in.jsonl"
     f.write_text("\n".join(lines) + "\n")
     return f
@@ -57,13 +65,19 @@ def test_records_and_summary(tmp_path, capsys):
 
     r = recs[0]
     refs = [x.lower().split() for x in items["c0"].references]
-    want = np.mean([sentence_bleu(refs, h.lower().split(),
-                                  smoothing_function=SmoothingFunction().method1) for h in r["end"]])
+    want = np.mean(
+        [
+            sentence_bleu(refs, h.lower().split(), smoothing_function=SmoothingFunction().method1)
+            for h in r["end"]
+        ]
+    )
     assert r["relevance"]["bleu"]["end"] == pytest.approx(want, abs=1e-9)
     assert main(["generate", str(f), *ARGS, "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert summary["contexts"] == 6
-    assert summary["start_diversity"] == pytest.approx(np.mean([r["start_diversity"] for r in recs]))
+    assert summary["start_diversity"] == pytest.approx(
+        np.mean([r["start_diversity"] for r in recs])
+    )
     assert summary["mean_samples"] == pytest.approx(np.mean([r["samples"] for r in recs]))
 
 
@@ -93,8 +107,9 @@ def test_resume_after_an_interruption_skips_finished_contexts(tmp_path):
         return PoolGenerator({"\n".join(it.context): it.candidates})
 
     with pytest.raises(KeyboardInterrupt):
-        run_threshold_generation(items, lambda it: gen_for(it, "c3"), "avg-distinct", str(out), run,
-                                 threshold=0.9)
+        run_threshold_generation(
+            items, lambda it: gen_for(it, "c3"), "avg-distinct", str(out), run, threshold=0.9
+        )
     assert [r["id"] for r in _records(out)] == ["c0", "c1", "c2"]
     calls.clear()
     recs = run_threshold_generation(items, gen_for, "avg-distinct", str(out), run, threshold=0.9)
@@ -110,8 +125,23 @@ def test_other_settings_refuse_to_append(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     assert main(["generate", str(f), *ARGS, "--out", str(out), "--limit", "2"]) == 0
     capsys.readouterr()
-    assert main(["generate", str(f), "--generator", "pool", "--metric", "avg-distinct",
-                 "--threshold", "0.5", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "generate",
+                str(f),
+                "--generator",
+                "pool",
+                "--metric",
+                "avg-distinct",
+                "--threshold",
+                "0.5",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "other settings" in capsys.readouterr().err
     assert len(_records(out)) == 2
 
@@ -144,8 +174,12 @@ def test_dailydialog_dev_pool_run_raises_diversity(capsys):
         for it in items:
             from diveval.generation.threshold import threshold_generate
 
-            res = threshold_generate(it.context, PoolGenerator({"\n".join(it.context): it.candidates}),
-                                     "avg-distinct", keep=keep)
+            res = threshold_generate(
+                it.context,
+                PoolGenerator({"\n".join(it.context): it.candidates}),
+                "avg-distinct",
+                keep=keep,
+            )
             recs.append({"id": it.id, **res.to_dict()})
         out[keep] = summarize(recs), recs
     from diveval.commands.generate import summary_tables
@@ -156,6 +190,8 @@ def test_dailydialog_dev_pool_run_raises_diversity(capsys):
         assert all(r["samples"] <= 10 for r in recs)
     last, best = out["last"][1], out["best"][1]
     assert all(b["end_diversity"] >= b["start_diversity"] for b in best)
-    assert all(a["samples"] == b["samples"] and a["start"] == b["start"] for a, b in zip(last, best))
+    assert all(
+        a["samples"] == b["samples"] and a["start"] == b["start"] for a, b in zip(last, best)
+    )
     # reached sets are identical under both rules (the loop stops at the first set above)
     assert all(a["end"] == b["end"] for a, b in zip(last, best) if a["reached"])

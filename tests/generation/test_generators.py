@@ -36,7 +36,9 @@ def test_pool_is_seeded_and_keyed_by_context():
     assert one == PoolGenerator(pools).sample("a", 5, 11)
     assert one != PoolGenerator(pools).sample("a", 5, 12)
     # a context given as turns is known by its turns joined with newlines
-    assert PoolGenerator(pools).sample(["b", "c"], 2, 0) == PoolGenerator(pools).sample("b\nc", 2, 0)
+    assert PoolGenerator(pools).sample(["b", "c"], 2, 0) == PoolGenerator(pools).sample(
+        "b\nc", 2, 0
+    )
     assert context_key(["b", "c"]) == "b\nc"
     with pytest.raises(InputError, match="no candidates"):
         PoolGenerator(pools).sample("zzz", 1, 0)
@@ -71,10 +73,27 @@ def test_cache_folder_honours_the_environment(monkeypatch, tmp_path):
     assert cache_folder() == Path.home() / ".cache" / "diveval"
 
 
-WORDS = ["hello", "how", "are", "you", "fine", "thanks", "good", "day", "user", "assistant", ":",
-         "yes", "no", "maybe", "ok"]
-TEMPLATE = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
-            "{% if add_generation_prompt %}assistant :{% endif %}")
+WORDS = [
+    "hello",
+    "how",
+    "are",
+    "you",
+    "fine",
+    "thanks",
+    "good",
+    "day",
+    "user",
+    "assistant",
+    ":",
+    "yes",
+    "no",
+    "maybe",
+    "ok",
+]
+TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
+    "{% if add_generation_prompt %}assistant :{% endif %}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -87,11 +106,20 @@ def tiny_lm(tmp_path_factory):
     vocab = {w: i for i, w in enumerate(["<unk>", "<pad>", "<eos>", *WORDS])}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>",
-                                                pad_token="<pad>", eos_token="<eos>")
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
     torch.manual_seed(0)
-    cfg = transformers.GPT2Config(vocab_size=len(vocab), n_positions=64, n_embd=16, n_layer=1,
-                                  n_head=2, bos_token_id=2, eos_token_id=2, pad_token_id=1)
+    cfg = transformers.GPT2Config(
+        vocab_size=len(vocab),
+        n_positions=64,
+        n_embd=16,
+        n_layer=1,
+        n_head=2,
+        bos_token_id=2,
+        eos_token_id=2,
+        pad_token_id=1,
+    )
     model = transformers.GPT2LMHeadModel(cfg)
     folder = tmp_path_factory.mktemp("tiny-lm")
     model.save_pretrained(folder)
@@ -131,7 +159,9 @@ def test_hf_generator_uses_the_chat_template_with_turns_ending_on_the_user(tiny_
     gen = HFGenerator(str(tiny_lm), tokenizer=tok, max_new_tokens=3)
     assert gen.use_chat_template
     ids = gen.prompt_ids(["hello", "fine thanks", "how are you"])
-    assert tok.decode(ids[0]) == "user : hello assistant : fine thanks user : how are you assistant :"
+    assert (
+        tok.decode(ids[0]) == "user : hello assistant : fine thanks user : how are you assistant :"
+    )
     assert tok.decode(gen.prompt_ids("good day")[0]) == "user : good day assistant :"
     assert len(gen.sample(["hello", "fine"], 2, 0)) == 2
     plain = HFGenerator(str(tiny_lm), tokenizer=tok, chat_template=False)

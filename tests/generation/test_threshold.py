@@ -48,7 +48,7 @@ class CountingScorer:
     def leave_one_out(self, responses):
         self.loo.append(list(responses))
         r = list(responses)
-        return [float(len(set(r[:i] + r[i + 1:]))) for i in range(len(r))]
+        return [float(len(set(r[:i] + r[i + 1 :]))) for i in range(len(r))]
 
 
 def test_drops_the_response_missing_from_the_best_subset_first_on_ties():
@@ -134,8 +134,9 @@ def test_keep_best_is_never_below_the_start_and_last_can_be():
     gen = Scripted(["a", "b", "c", "d", "e"] + ["b"] * 15)
     last = threshold_generate("c", gen, CountingScorer(), 5.5)
     assert last.end_diversity < last.start_diversity
-    best = threshold_generate("c", Scripted(["a", "b", "c", "d", "e"] + ["b"] * 15), CountingScorer(),
-                              5.5, keep="best")
+    best = threshold_generate(
+        "c", Scripted(["a", "b", "c", "d", "e"] + ["b"] * 15), CountingScorer(), 5.5, keep="best"
+    )
     assert best.end_diversity == best.start_diversity == 5.0
     assert best.end == best.start and best.samples == last.samples == 20
 
@@ -189,7 +190,7 @@ def _reference(draws, score, threshold, n, budget):
     cur = [next(it) for _ in range(n)]
     drawn = n
     while not score(cur) > threshold and drawn < budget:
-        subs = [score(cur[:i] + cur[i + 1:]) for i in range(n)]
+        subs = [score(cur[:i] + cur[i + 1 :]) for i in range(n)]
         i = subs.index(max(subs))
         cur[i] = next(it)
         drawn += 1
@@ -197,9 +198,14 @@ def _reference(draws, score, threshold, n, budget):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["a b", "a c", "b c d", "d", "e f g", "a", "c c"]), min_size=20,
-                max_size=20),
-       st.floats(0.3, 1.0), st.integers(2, 5), st.integers(5, 20))
+@given(
+    st.lists(
+        st.sampled_from(["a b", "a c", "b c d", "d", "e f g", "a", "c c"]), min_size=20, max_size=20
+    ),
+    st.floats(0.3, 1.0),
+    st.integers(2, 5),
+    st.integers(5, 20),
+)
 def test_matches_an_independent_reading_of_the_procedure(draws, threshold, n, budget):
     def distinct1(resp):
         toks = [t for r in resp for t in r.split()]
@@ -207,8 +213,9 @@ def test_matches_an_independent_reading_of_the_procedure(draws, threshold, n, bu
 
     budget = max(budget, n)
     want_set, want_drawn = _reference(draws, distinct1, threshold, n, budget)
-    res = threshold_generate("c", Scripted(draws), FunctionScorer(distinct1), threshold, n=n,
-                             max_samples=budget)
+    res = threshold_generate(
+        "c", Scripted(draws), FunctionScorer(distinct1), threshold, n=n, max_samples=budget
+    )
     assert list(res.end) == want_set and res.samples == want_drawn
 
 
@@ -219,9 +226,11 @@ def test_metric_scorer_scores_subsets_like_the_metric_alone():
     scorer = MetricScorer("avg-distinct", tokenizer="tevet")
     loo = scorer.leave_one_out(sets)
     for i, v in enumerate(loo):
-        alone = diveval.avg_distinct([sets[:i] + sets[i + 1:]], tokenizer="tevet").value
+        alone = diveval.avg_distinct([sets[:i] + sets[i + 1 :]], tokenizer="tevet").value
         assert v == pytest.approx(alone, abs=1e-12)
-    assert scorer.score(sets) == pytest.approx(diveval.avg_distinct([sets], tokenizer="tevet").value)
+    assert scorer.score(sets) == pytest.approx(
+        diveval.avg_distinct([sets], tokenizer="tevet").value
+    )
     assert "tok:tevet" in scorer.signature
 
 
@@ -273,8 +282,12 @@ class StubEmbedder:
         import numpy as np
 
         self.texts += list(texts)
-        return np.array([[b - 128.0 for b in hashlib.blake2b(t.encode(), digest_size=8).digest()]
-                         for t in texts])
+        return np.array(
+            [
+                [b - 128.0 for b in hashlib.blake2b(t.encode(), digest_size=8).digest()]
+                for t in texts
+            ]
+        )
 
 
 def test_nli_preset_pays_only_for_the_new_responses_pairs():
@@ -305,4 +318,6 @@ def test_sent_bert_preset_embeds_each_response_once():
     res = threshold_generate("c", Scripted(texts), "sent-bert", 0.9, embedding_model=model)
     assert res.samples == 20 and len(res.steps) == 15  # 0.9 is out of reach for 5 vectors
     assert sorted(model.texts) == sorted(texts)  # every sample embedded exactly once
-    assert res.end_diversity == pytest.approx(embedding_diversity([list(res.end)], StubEmbedder()).value)
+    assert res.end_diversity == pytest.approx(
+        embedding_diversity([list(res.end)], StubEmbedder()).value
+    )

@@ -19,7 +19,7 @@ def _tevet_avg_distinct(responses):
     toks = [[w for w in r.replace(".", "").replace("\n", "").split(" ") if w] for r in responses]
     vals = []
     for n in range(1, 6):
-        grams = [tuple(t[i:i + n]) for t in toks for i in range(len(t) - n + 1)]
+        grams = [tuple(t[i : i + n]) for t in toks for i in range(len(t) - n + 1)]
         vals.append(len(set(grams)) / len(grams) if grams else 0.0)
     return sum(vals) / 5
 
@@ -34,7 +34,7 @@ def test_paper_threshold_for_averaged_distinct_on_dailydialog_dev(capsys):
     print(f"\navg-distinct 90th percentile on DailyDialog++ dev: {est.value:.4f} (paper: 0.98)")
     assert round(est.value, 2) == 0.98
     assert "tok:tevet" in est.signature and "pct:90" in est.signature
-    assert main([ "thresholds", str(path)]) == 0
+    assert main(["thresholds", str(path)]) == 0
     out = capsys.readouterr().out
     assert "0.9829" in out and "0.98" in out
 

@@ -80,10 +80,12 @@ def test_custom_weights_and_auto_reweigh():
         refs = [_rand_sentence(rng, "abc", 6) for _ in range(2)]
         w = (0.5, 0.3, 0.2)
         assert sentence_bleu(hyp, refs, weights=w) == pytest.approx(
-            _nltk_sentence(hyp, refs, 3, "method1", w), abs=TOL)
+            _nltk_sentence(hyp, refs, 3, "method1", w), abs=TOL
+        )
         w4 = (0.25, 0.25, 0.25, 0.25)
         assert sentence_bleu(hyp, refs, weights=w4, auto_reweigh=True) == pytest.approx(
-            _nltk_sentence(hyp, refs, 4, "method1", w4, auto_reweigh=True), abs=TOL)
+            _nltk_sentence(hyp, refs, 4, "method1", w4, auto_reweigh=True), abs=TOL
+        )
 
 
 @settings(max_examples=150, deadline=None)
@@ -104,7 +106,8 @@ def test_known_values_and_edge_cases():
     hyp = "the cat is on the mat".split()
     ref = "the cat sat on the mat".split()
     assert sentence_bleu(hyp, [ref], smoothing="method1") == pytest.approx(
-        _nltk_sentence(hyp, [ref], 4, "method1"), abs=TOL)
+        _nltk_sentence(hyp, [ref], 4, "method1"), abs=TOL
+    )
     # empty hypothesis and no unigram overlap are exactly 0 whatever the smoothing
     for m in SMOOTHING_METHODS:
         assert sentence_bleu([], [ref], smoothing=m) == 0.0
@@ -125,7 +128,8 @@ def test_closest_ref_length_tie_goes_to_shorter():
     # through BLEU: hypothesis of 5 tokens, references of 4 and 6 (brevity penalty from 4 = 1)
     hyp = list("abcde")
     assert sentence_bleu(hyp, [list("abcdef"), list("abcd")], max_n=2) == pytest.approx(
-        _nltk_sentence(hyp, [list("abcdef"), list("abcd")], 2, "method1"), abs=TOL)
+        _nltk_sentence(hyp, [list("abcdef"), list("abcd")], 2, "method1"), abs=TOL
+    )
 
 
 def test_stats_add_up():
@@ -138,7 +142,8 @@ def test_stats_add_up():
     assert total.segments == 30
     assert (sum(parts[:10]) + sum(parts[10:])) == total
     assert total.nltk_score(smoothing="method1") == pytest.approx(
-        _nltk_corpus(hyps, refs, 4, "method1"), abs=TOL)
+        _nltk_corpus(hyps, refs, 4, "method1"), abs=TOL
+    )
     with pytest.raises(ValueError):
         _ = BleuStats.zero(3) + BleuStats.zero(4)
 
@@ -176,13 +181,22 @@ def test_sacrebleu_mode_equals_sacrebleu(smooth, tokenize):
     rng = random.Random(hash((smooth, tokenize)) % 1000)
     words = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran.", "Hello,", "world!", "it's"]
     for trial in range(40):
-        hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 9))) for _ in range(rng.randint(1, 6))]
+        hyps = [
+            " ".join(rng.choice(words) for _ in range(rng.randint(0, 9)))
+            for _ in range(rng.randint(1, 6))
+        ]
         k = rng.randint(1, 3)
-        refs = [[" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(k)] for _ in hyps]
+        refs = [
+            [" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(k)]
+            for _ in hyps
+        ]
         lc = trial % 2 == 1
-        ours = sacrebleu_corpus_bleu(hyps, refs, tokenize=tokenize, lowercase=lc, smooth_method=smooth)
-        theirs = sacrebleu.corpus_bleu(hyps, _streams(refs), tokenize=tokenize, lowercase=lc,
-                                       smooth_method=smooth).score
+        ours = sacrebleu_corpus_bleu(
+            hyps, refs, tokenize=tokenize, lowercase=lc, smooth_method=smooth
+        )
+        theirs = sacrebleu.corpus_bleu(
+            hyps, _streams(refs), tokenize=tokenize, lowercase=lc, smooth_method=smooth
+        ).score
         assert ours == pytest.approx(theirs, abs=1e-9), (hyps, refs)
 
 
@@ -194,7 +208,9 @@ def test_sacrebleu_mode_pretokenized_and_effective_order():
     want = sacrebleu.corpus_bleu(hyps, _streams(refs), tokenize="none").score
     assert sacrebleu_corpus_bleu(toks, rtoks, tokenize=None) == pytest.approx(want, abs=1e-9)
     want_eff = sacrebleu.corpus_bleu(hyps, _streams(refs), use_effective_order=True).score
-    assert sacrebleu_corpus_bleu(hyps, refs, use_effective_order=True) == pytest.approx(want_eff, abs=1e-9)
+    assert sacrebleu_corpus_bleu(hyps, refs, use_effective_order=True) == pytest.approx(
+        want_eff, abs=1e-9
+    )
     with pytest.raises(ValueError):
         sacrebleu_corpus_bleu(toks, rtoks, tokenize="13a")
 
@@ -214,6 +230,8 @@ def test_on_diversity_eval_responses():
     for h, rs in zip(tok_h, tok_r):
         assert sentence_bleu(h, rs) == pytest.approx(_nltk_sentence(h, rs, 4, "method1"), abs=TOL)
     assert corpus_bleu(tok_h, tok_r, smoothing="method0") == pytest.approx(
-        _nltk_corpus(tok_h, tok_r, 4, "method0"), abs=TOL)
+        _nltk_corpus(tok_h, tok_r, 4, "method0"), abs=TOL
+    )
     assert sacrebleu_corpus_bleu(hyps, refs) == pytest.approx(
-        sacrebleu.corpus_bleu(hyps, _streams(refs)).score, abs=1e-9)
+        sacrebleu.corpus_bleu(hyps, _streams(refs)).score, abs=1e-9
+    )

@@ -42,7 +42,9 @@ def test_small_corpus_tends_to_distinct_ratio():
 def test_ead_from_texts_matches_formula_and_vocab_choices():
     texts = ["the cat sat", "the dog sat down"]
     n_distinct, total = 5, 7
-    assert diveval.ead(texts, vocab=10).value == pytest.approx(float(exact_ead(n_distinct, total, 10)))
+    assert diveval.ead(texts, vocab=10).value == pytest.approx(
+        float(exact_ead(n_distinct, total, 10))
+    )
     corpus_v = diveval.ead(texts, vocab=["a b c d e f g h"])
     assert corpus_v.value == pytest.approx(float(exact_ead(n_distinct, total, 8)))
     assert "V:corpus(8)" in corpus_v.signature

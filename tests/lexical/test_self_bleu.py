@@ -26,8 +26,10 @@ def nltk_self_bleu(corpus, max_n=4, method="method1", include_self=False, hyps=N
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i in range(len(corpus)) if hyps is None else hyps:
-            refs = corpus if include_self else corpus[:i] + corpus[i + 1:]
-            out.append(float(nltk_bleu.sentence_bleu(refs, corpus[i], weights, getattr(SF, method))))
+            refs = corpus if include_self else corpus[:i] + corpus[i + 1 :]
+            out.append(
+                float(nltk_bleu.sentence_bleu(refs, corpus[i], weights, getattr(SF, method)))
+            )
     return np.array(out)
 
 
@@ -35,15 +37,19 @@ def check(corpus, max_n=4, method="method1", include_self=False):
     want = nltk_self_bleu(corpus, max_n, method, include_self)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mean, per = self_bleu_tokens(corpus, max_n=max_n, smoothing=method, include_self=include_self)
+        mean, per = self_bleu_tokens(
+            corpus, max_n=max_n, smoothing=method, include_self=include_self
+        )
     np.testing.assert_allclose(per, want, rtol=0, atol=TOL, err_msg=repr(corpus))
     assert mean == pytest.approx(want.mean(), abs=TOL)
 
 
 def random_corpus(rng, n_min=2, n_max=9, max_len=8):
     vocab = rng.choice(["ab", "abc", "abcdef", "abcdefghijkl"])
-    corpus = [[rng.choice(vocab) for _ in range(rng.randint(0, max_len))]
-              for _ in range(rng.randint(n_min, n_max))]
+    corpus = [
+        [rng.choice(vocab) for _ in range(rng.randint(0, max_len))]
+        for _ in range(rng.randint(n_min, n_max))
+    ]
     if rng.random() < 0.4:  # duplicate sentences
         corpus.append(list(rng.choice(corpus)))
         rng.shuffle(corpus)
@@ -68,13 +74,13 @@ def test_include_self_equals_texygen_variant(method):
 @pytest.mark.parametrize("method", SMOOTHING_METHODS)
 def test_hard_cases(method):
     cases = [
-        [["a"], ["a"]],                                   # corpus of 2, identical, shorter than n
-        [["a", "b"], ["c"]],                              # corpus of 2, no overlap
-        [[], ["a", "b", "c"]],                            # empty sentence
-        [[], [], ["a"]],                                  # several empty sentences
-        [list("aaaa"), list("aaaaaa"), list("aa")],       # repeated n-grams inside sentences
-        [list("abab"), list("abab"), list("abab")],       # three duplicates share the max count
-        [list("abcde"), list("abcd"), list("abcdef")],    # hypothesis length 5, refs 4 and 6: tie
+        [["a"], ["a"]],  # corpus of 2, identical, shorter than n
+        [["a", "b"], ["c"]],  # corpus of 2, no overlap
+        [[], ["a", "b", "c"]],  # empty sentence
+        [[], [], ["a"]],  # several empty sentences
+        [list("aaaa"), list("aaaaaa"), list("aa")],  # repeated n-grams inside sentences
+        [list("abab"), list("abab"), list("abab")],  # three duplicates share the max count
+        [list("abcde"), list("abcd"), list("abcdef")],  # hypothesis length 5, refs 4 and 6: tie
         [list("abc"), list("ab"), list("abcd"), list("abc")],  # own length also held by another
         [list("abcab"), list("cabca"), list("bcabc"), list("xy")],
         [list("aab"), list("aab"), list("ab"), list("b")],
@@ -97,8 +103,10 @@ def test_property_equals_nltk(corpus, max_n, method, include_self):
 
 
 @settings(max_examples=40, deadline=None)
-@given(corpus=st.lists(st.lists(st.sampled_from("abcd"), max_size=6), min_size=2, max_size=8),
-       seed=st.integers(0, 2**16))
+@given(
+    corpus=st.lists(st.lists(st.sampled_from("abcd"), max_size=6), min_size=2, max_size=8),
+    seed=st.integers(0, 2**16),
+)
 def test_order_invariance(corpus, seed):
     perm = np.random.default_rng(seed).permutation(len(corpus))
     m1, p1 = self_bleu_tokens(corpus)
@@ -188,7 +196,9 @@ def test_self_bleu_metric_corpus_and_sets():
     want = nltk_self_bleu(toks)
     assert s.value == pytest.approx(want.mean(), abs=TOL)
     np.testing.assert_allclose(s.items, want, atol=TOL)
-    assert s.signature.startswith("self-bleu|n:4|smooth:method1|tok:whitespace|lc:no|setting:corpus|diveval:")
+    assert s.signature.startswith(
+        "self-bleu|n:4|smooth:method1|tok:whitespace|lc:no|setting:corpus|diveval:"
+    )
 
     s2 = self_bleu(texts, max_n=2, sample=2, seed=1, include_self=True, lowercase=True)
     assert "|n:2|smooth:method1|sample:2|seed:1|self:yes|" in s2.signature

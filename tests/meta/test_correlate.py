@@ -7,8 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from diveval.errors import InputError
-from diveval.meta.correlate import (coefficient, coefficient_rows, correlate, correlate_columns,
-                                    correlations_to_dict, numeric_columns)
+from diveval.meta.correlate import (
+    coefficient,
+    coefficient_rows,
+    correlate,
+    correlate_columns,
+    correlations_to_dict,
+    numeric_columns,
+)
 
 
 def _data(seed=0, n=40):
@@ -21,7 +27,11 @@ def _data(seed=0, n=40):
 def test_values_and_p_values_equal_scipy():
     x, y = _data()
     res = correlate(x, y, n_resamples=None)
-    for name, fn in (("pearson", st.pearsonr), ("spearman", st.spearmanr), ("kendall", st.kendalltau)):
+    for name, fn in (
+        ("pearson", st.pearsonr),
+        ("spearman", st.spearmanr),
+        ("kendall", st.kendalltau),
+    ):
         ref = fn(x, y)
         assert res[name].value == pytest.approx(ref[0], abs=1e-12)
         assert res[name].p_value == pytest.approx(ref[1], rel=1e-9)
@@ -32,7 +42,11 @@ def test_rowwise_coefficients_equal_scipy_with_ties():
     rng = np.random.default_rng(2)
     xs = rng.integers(0, 5, size=(30, 25)).astype(float)  # many ties
     ys = xs + rng.integers(0, 3, size=(30, 25))
-    for method, fn in (("pearson", st.pearsonr), ("spearman", st.spearmanr), ("kendall", st.kendalltau)):
+    for method, fn in (
+        ("pearson", st.pearsonr),
+        ("spearman", st.spearmanr),
+        ("kendall", st.kendalltau),
+    ):
         got = coefficient_rows(xs, ys, method)
         want = [fn(a, b)[0] for a, b in zip(xs, ys)]
         np.testing.assert_allclose(got, want, atol=1e-12)
@@ -71,8 +85,15 @@ def test_correlate_columns_groups_and_default_metrics():
     for g in ("A", "B"):
         for i in range(12):
             h = rng.normal()
-            rows.append({"group": g, "system": f"s{i}", "human": h, "m1": h + rng.normal(scale=0.3),
-                         "m2": str(rng.normal())})
+            rows.append(
+                {
+                    "group": g,
+                    "system": f"s{i}",
+                    "human": h,
+                    "m1": h + rng.normal(scale=0.3),
+                    "m2": str(rng.normal()),
+                }
+            )
     assert numeric_columns(rows, exclude=["human", "group"]) == ["m1", "m2"]
     res = correlate_columns(rows, "human", group_by="group", n_resamples=50)
     assert set(res) == {"A", "B"} and set(res["A"]) == {"m1", "m2"}

@@ -7,8 +7,14 @@ import pytest
 from scipy import stats
 
 from diveval.errors import InputError
-from diveval.meta.length_bias import (NaturalSampler, designated_tokens, fit_trend, length_bias,
-                                      parse_lengths, plot_length_bias)
+from diveval.meta.length_bias import (
+    NaturalSampler,
+    designated_tokens,
+    fit_trend,
+    length_bias,
+    parse_lengths,
+    plot_length_bias,
+)
 
 
 def test_designated_distribution_matches_its_pmf():

@@ -20,8 +20,11 @@ def _rows(result):
 
 
 def test_contest_published_spearman_and_human_line():
-    rows = _rows(tevet_test(shared_path(*CON), ["avg-distinct", "cos-diversity", "abs_hds_mean"],
-                            n_resamples=200))
+    rows = _rows(
+        tevet_test(
+            shared_path(*CON), ["avg-distinct", "cos-diversity", "abs_hds_mean"], n_resamples=200
+        )
+    )
     # Tevet & Berant (2021): conTest distinct-n 0.35, cos-sim 0.33, absHDS 0.63.
     assert round(rows["avg-distinct"].parameter["spearman"].value, 2) == 0.35
     assert round(rows["cos-diversity"].parameter["spearman"].value, 2) == 0.33
@@ -34,16 +37,22 @@ def test_contest_published_spearman_and_human_line():
 
 
 def test_dectest_published_spearman():
-    rows = _rows(tevet_test(shared_path(*DEC1000), ["avg-distinct", "cos-diversity", "abs_hds_mean"],
-                            n_resamples=None))
+    rows = _rows(
+        tevet_test(
+            shared_path(*DEC1000),
+            ["avg-distinct", "cos-diversity", "abs_hds_mean"],
+            n_resamples=None,
+        )
+    )
     assert "abs_hds_mean" not in rows  # no human scores in this file: no human line
     assert round(rows["avg-distinct"].parameter["spearman"].value, 2) == 0.89
     # cos-sim: 0.8952 at full precision, 0.8949 on values rounded to 3 decimals as the authors'
     # published column is; the paper's 0.89 is the rounded one. Both are asserted.
     full = rows["cos-diversity"].parameter["spearman"].value
     assert full == pytest.approx(0.8952, abs=5e-4)
-    rounded = _rows(tevet_test(shared_path(*DEC1000), ["cos-diversity"], n_resamples=None,
-                               decimals=3))["cos-diversity"]
+    rounded = _rows(
+        tevet_test(shared_path(*DEC1000), ["cos-diversity"], n_resamples=None, decimals=3)
+    )["cos-diversity"]
     assert round(rounded.parameter["spearman"].value, 2) == 0.89
     human = _rows(tevet_test(shared_path(*DEC200), ["human"], n_resamples=None))["human"]
     assert round(human.parameter["spearman"].value, 2) == 0.81
@@ -87,7 +96,8 @@ def test_perfect_separation_and_bad_files(tmp_path):
     ok = tmp_path / "ok.csv"
     # label 1 rows have distinct responses, label 0 rows repeat one; lengths vary so distinct-1 does.
     lines = ["label_value,resp_0,resp_1"] + [
-        f"{i % 2},w{i} x {'y ' * i},{'v' + str(i) if i % 2 else 'w' + str(i)} x" for i in range(8)]
+        f"{i % 2},w{i} x {'y ' * i},{'v' + str(i) if i % 2 else 'w' + str(i)} x" for i in range(8)
+    ]
     ok.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match="unknown metric"):
         tevet_test(ok, ["no-such-metric"])

@@ -7,7 +7,8 @@ import hashlib
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diveval.models.base import Embedder, NLIModel
 from diveval.models.cache import CachedEmbedder, CachedNLI, cached_embedder, cached_nli
@@ -63,8 +64,13 @@ def test_nli_pairs_computed_once_and_in_one_call():
     q = nli.predict(["a", "c"], ["b", "a"])
     assert model.calls == 2 and model.seen[-1] == ("c", "a") and len(model.seen) == 3
     np.testing.assert_array_equal(q[0], p[0])
-    assert nli.stats() == {"calls": 2, "requested": 5, "computed": 3, "memory_hits": 2,
-                           "disk_hits": 0}
+    assert nli.stats() == {
+        "calls": 2,
+        "requested": 5,
+        "computed": 3,
+        "memory_hits": 2,
+        "disk_hits": 0,
+    }
     nli.predict(["a"], ["b"])
     assert model.calls == 2  # nothing new: no call at all
     assert nli.name == "counting-nli" and nli.fingerprint == "f00d"
@@ -129,15 +135,20 @@ def test_disk_cache_needs_a_fingerprint(tmp_path):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd")), max_size=12),
-       st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from("abcde")), max_size=12))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd")), max_size=12),
+    st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from("abcde")), max_size=12),
+)
 def test_cached_equals_uncached_and_counts_unique(first, second):
     model = CountingNLI()
     nli = CachedNLI(model)
     for batch in (first, second):
         got = nli.predict([p for p, _ in batch], [h for _, h in batch])
-        want = CountingNLI().predict([p for p, _ in batch], [h for _, h in batch]) if batch else \
-            np.zeros((0, 3))
+        want = (
+            CountingNLI().predict([p for p, _ in batch], [h for _, h in batch])
+            if batch
+            else np.zeros((0, 3))
+        )
         np.testing.assert_allclose(got, want, rtol=0, atol=0)
     assert sorted(model.seen) == sorted(set(first) | set(second))
     assert nli.computed == len(set(first) | set(second))

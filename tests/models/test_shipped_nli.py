@@ -10,8 +10,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from diveval.models import nli_data  # noqa: E402  (stdlib only)
-from diveval.models.nli_eval import scores  # noqa: E402
+from diveval.models import nli_data
+from diveval.models.nli_eval import scores
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "nli"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/nli is absent")
@@ -45,7 +45,7 @@ def test_clear_pairs_argmax(model):
     hyp = [h for _, h in ENTAIL + CONTRA]
     pred = model.predict(prem, hyp).argmax(axis=1)
     assert list(pred[: len(ENTAIL)]) == [nli_data.ENTAILMENT] * len(ENTAIL)
-    assert list(pred[len(ENTAIL):]) == [nli_data.CONTRADICTION] * len(CONTRA)
+    assert list(pred[len(ENTAIL) :]) == [nli_data.CONTRADICTION] * len(CONTRA)
 
 
 def test_output_shape_and_probabilities(model):
@@ -138,4 +138,10 @@ def test_nli_eval_command_reports_accuracy_beside_the_majority_baseline(capsys):
     result = json.loads(capsys.readouterr().out)
     snli = result["sets"]["snli_heldout"]
     assert snli["n"] == 60 and snli["accuracy"] > snli["majority_accuracy"] + 0.2
-    assert set(result["sets"]) >= {"mnli_heldout", "dnli_gu_test_1", "anli_r1_dev", "sick_test", "xnli_en_dev"}
+    assert set(result["sets"]) >= {
+        "mnli_heldout",
+        "dnli_gu_test_1",
+        "anli_r1_dev",
+        "sick_test",
+        "xnli_en_dev",
+    }

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,12 +19,34 @@ RECIPE = ROOT / "training" / "train_nli.py"
 
 
 def _start(out: Path, data: Path) -> subprocess.Popen:
-    cmd = [sys.executable, str(RECIPE), "--data", str(data), "--out", str(out),
-           "--curve", str(out / "curve.tsv"), "--lr-trace", str(out / "lr.tsv"),
-           "--max-steps", "2", "--batch-size", "4", "--valid-pairs", "12", "--conjnli-pairs", "40",
-           "--eval-minutes", "1000", "--threads", "1"]
+    cmd = [
+        sys.executable,
+        str(RECIPE),
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--curve",
+        str(out / "curve.tsv"),
+        "--lr-trace",
+        str(out / "lr.tsv"),
+        "--max-steps",
+        "2",
+        "--batch-size",
+        "4",
+        "--valid-pairs",
+        "12",
+        "--conjnli-pairs",
+        "40",
+        "--eval-minutes",
+        "1000",
+        "--threads",
+        "1",
+    ]
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
 
 
 def test_two_steps_of_the_recipe_are_repeatable(tmp_path):
@@ -44,15 +65,22 @@ def test_two_steps_of_the_recipe_are_repeatable(tmp_path):
     assert curve[0].startswith("step\tepoch") and curve[1].split("\t")[0] == "2"
     assert len((first / "lr.tsv").read_text().splitlines()) == 1 + 2  # header + one rate per step
 
-    models = [transformers.BertForSequenceClassification.from_pretrained(str(d / "final"))
-              for d in (first, second)]
+    models = [
+        transformers.BertForSequenceClassification.from_pretrained(str(d / "final"))
+        for d in (first, second)
+    ]
     assert models[0].config.id2label == {0: "contradiction", 1: "neutral", 2: "entailment"}
     a, b = (m.state_dict() for m in models)
     assert all(torch.equal(a[k], b[k]) for k in a)
     base = transformers.BertForSequenceClassification.from_pretrained(
-        str(Path(base_package.__file__).parent / "model"), num_labels=3)
+        str(Path(base_package.__file__).parent / "model"), num_labels=3
+    )
     # the trained layers moved, the frozen embeddings did not
-    assert not torch.equal(a["bert.encoder.layer.5.output.dense.weight"],
-                           base.state_dict()["bert.encoder.layer.5.output.dense.weight"])
-    assert torch.equal(a["bert.embeddings.word_embeddings.weight"],
-                       base.state_dict()["bert.embeddings.word_embeddings.weight"])
+    assert not torch.equal(
+        a["bert.encoder.layer.5.output.dense.weight"],
+        base.state_dict()["bert.encoder.layer.5.output.dense.weight"],
+    )
+    assert torch.equal(
+        a["bert.embeddings.word_embeddings.weight"],
+        base.state_dict()["bert.embeddings.word_embeddings.weight"],
+    )

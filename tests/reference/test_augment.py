@@ -9,24 +9,42 @@ import re
 
 import numpy as np
 import pytest
-
 from conftest import shared_path
+
 from diveval.errors import InputError
-from diveval.reference.augment import (BM25Retriever, Dialogue, DialogueCorpus, IdentityAdapter, Inference,
-                                       PrecomputedKnowledge, Query, augment, load_chitchat,
-                                       read_dailydialog_plusplus, read_dialogues_jsonl, read_multirefeval,
-                                       to_sentence)
+from diveval.reference.augment import (
+    BM25Retriever,
+    Dialogue,
+    DialogueCorpus,
+    IdentityAdapter,
+    Inference,
+    PrecomputedKnowledge,
+    Query,
+    augment,
+    load_chitchat,
+    read_dailydialog_plusplus,
+    read_dialogues_jsonl,
+    read_multirefeval,
+    to_sentence,
+)
 
 # ---------------------------------------------------------------- templates
 
 
-@pytest.mark.parametrize("relation,text,sentence", [
-    ("oEffect", "excited", "I feel excited."),          # the paper's examples (GUIDE section 2)
-    ("oWant", "to thank PersonX", "I want to thank you."),
-    ("oReact", "have a party", "I will have a party."),
-    ("oWant", "thank personx .", "I want to thank you."),  # "to" added, PersonX any case, final period
-    ("oEffect", "  gets  PersonX 's  help ", "I feel gets you 's help."),
-])
+@pytest.mark.parametrize(
+    "relation,text,sentence",
+    [
+        ("oEffect", "excited", "I feel excited."),  # the paper's examples (GUIDE section 2)
+        ("oWant", "to thank PersonX", "I want to thank you."),
+        ("oReact", "have a party", "I will have a party."),
+        (
+            "oWant",
+            "thank personx .",
+            "I want to thank you.",
+        ),  # "to" added, PersonX any case, final period
+        ("oEffect", "  gets  PersonX 's  help ", "I feel gets you 's help."),
+    ],
+)
 def test_templates(relation, text, sentence):
     assert to_sentence(Inference(relation, text)) == sentence
 
@@ -36,14 +54,19 @@ def test_template_none_and_unknown_relation():
     assert to_sentence(Inference("oReact", " . ")) is None
     with pytest.raises(InputError, match="no template for relation 'xIntent'"):
         to_sentence(Inference("xIntent", "to sleep"))
-    assert to_sentence(Inference("xIntent", "to sleep"), {"xIntent": "You wanted {}."}) == "You wanted to sleep."
+    assert (
+        to_sentence(Inference("xIntent", "to sleep"), {"xIntent": "You wanted {}."})
+        == "You wanted to sleep."
+    )
 
 
 def test_precomputed_knowledge(tmp_path):
     p = tmp_path / "comet.jsonl"
-    p.write_text('{"id": "7_1", "relation": "oWant", "text": "to thank PersonX"}\n'
-                 '{"utterance": "I passed the exam!", "relation": "oReact", "text": "happy"}\n'
-                 '{"id": "7_1", "relation": "xIntent", "text": "to pass"}\n')
+    p.write_text(
+        '{"id": "7_1", "relation": "oWant", "text": "to thank PersonX"}\n'
+        '{"utterance": "I passed the exam!", "relation": "oReact", "text": "happy"}\n'
+        '{"id": "7_1", "relation": "xIntent", "text": "to pass"}\n'
+    )
     k = PrecomputedKnowledge(str(p), relations=["oWant", "oReact"])
     assert k.infer(["x"], "7_1") == [Inference("oWant", "to thank PersonX")]
     assert k.infer(["hi", "i passed the exam"], None) == [Inference("oReact", "happy")]
@@ -60,12 +83,34 @@ TOK = re.compile(r"(?u)\b\w\w+\b")
 
 def _corpus():
     dialogues = [
-        Dialogue("d0", ("do you like pizza", "yes pizza with cheese is great", "me too cheese rules",
-                        "what about pasta", "pasta is fine")),
-        Dialogue("d1", ("where do you live", "i live near the beach", "the beach sounds lovely",
-                        "yes we swim daily")),
-        Dialogue("d2", ("do you like pizza", "pizza is my favourite food", "cheese pizza or pepperoni",
-                        "pepperoni always")),
+        Dialogue(
+            "d0",
+            (
+                "do you like pizza",
+                "yes pizza with cheese is great",
+                "me too cheese rules",
+                "what about pasta",
+                "pasta is fine",
+            ),
+        ),
+        Dialogue(
+            "d1",
+            (
+                "where do you live",
+                "i live near the beach",
+                "the beach sounds lovely",
+                "yes we swim daily",
+            ),
+        ),
+        Dialogue(
+            "d2",
+            (
+                "do you like pizza",
+                "pizza is my favourite food",
+                "cheese pizza or pepperoni",
+                "pepperoni always",
+            ),
+        ),
         Dialogue("d3", ("i love cheese", "cheese pizza is great", "pizza with friends is fun")),
     ]
     return DialogueCorpus(tuple(Dialogue(d.id, d.turns, "toy") for d in dialogues), "toy")
@@ -78,9 +123,9 @@ def _bm25_fields(corpus, window):
     for d in corpus:
         for t in range(d.respond_from, len(d.turns)):
             cands.append((d, t))
-            fields[0].append(" ".join(d.turns[max(0, t - window):t]))
+            fields[0].append(" ".join(d.turns[max(0, t - window) : t]))
             fields[1].append(d.turns[t])
-            fields[2].append(" ".join(d.turns[t + 1:t + 1 + window]))
+            fields[2].append(" ".join(d.turns[t + 1 : t + 1 + window]))
     return cands, [[TOK.findall(x.lower()) for x in f] for f in fields]
 
 
@@ -107,13 +152,15 @@ def test_retrieval_equals_brute_force_three_field_bm25():
     q = Query("do you like pizza", "i like cheese pizza", "pepperoni is great")
     want_scores = [_bm25(fields[f], text) for f, text in enumerate((q.past, q.response, q.future))]
     for f in range(3):
-        np.testing.assert_allclose(r.field_scores(f, (q.past, q.response, q.future)[f]), want_scores[f], rtol=1e-5)
+        np.testing.assert_allclose(
+            r.field_scores(f, (q.past, q.response, q.future)[f]), want_scores[f], rtol=1e-5
+        )
     # brute force: all three fields > 0, Sim = sum of logs, highest first, distinct responses,
     # a candidate whose past duplicates the query's past left out
     sims = []
     for i, (d, t) in enumerate(cands):
         s = [want_scores[f][i] for f in range(3)]
-        if " ".join(d.turns[max(0, t - 2):t]) == q.past:
+        if " ".join(d.turns[max(0, t - 2) : t]) == q.past:
             continue
         if min(s) > 0:
             sims.append((-sum(map(math.log, s)), d.turns[t]))
@@ -130,7 +177,7 @@ def test_zero_rule_floor_keeps_partial_matches_below_full_ones():
     drop = BM25Retriever(corpus, stopwords=None).search(q, k=20)
     floor = BM25Retriever(corpus, stopwords=None, zero="floor", floor=1e-3).search(q, k=20)
     assert len(floor) > len(drop)
-    assert [x.text for x in floor[:len(drop)]] == [x.text for x in drop]
+    assert [x.text for x in floor[: len(drop)]] == [x.text for x in drop]
     assert any(min(x.field_scores) == 0 for x in floor)
 
 
@@ -146,11 +193,16 @@ def test_exclusions_own_dialogue_duplicate_context_and_copies():
     q = Query("do you like pizza", "pizza is my favourite food", "cheese pizza or pepperoni")
     base = r.search(q, k=10)
     assert base and all((x.dialogue_id, x.turn) != ("d2", 1) for x in base)  # same past: excluded
-    assert any((x.dialogue_id, x.turn) == ("d2", 1) for x in r.search(Query("", q.response, q.future), k=10))
+    assert any(
+        (x.dialogue_id, x.turn) == ("d2", 1)
+        for x in r.search(Query("", q.response, q.future), k=10)
+    )
     own = r.search(Query(q.past, q.response, q.future, dialogue_id="d3", source="toy"), k=10)
     assert all(x.dialogue_id != "d3" for x in own)
     # a dialogue sharing a turn of >= 5 words with the query's dialogue is excluded as a copy
-    copies = r.search(Query(q.past, q.response, q.future, own_turns=("yes pizza with cheese is great",)), k=10)
+    copies = r.search(
+        Query(q.past, q.response, q.future, own_turns=("yes pizza with cheese is great",)), k=10
+    )
     assert all(x.dialogue_id != "d0" for x in copies)
     assert len({x.text for x in base}) == len(base)
 
@@ -181,7 +233,9 @@ def test_read_dailydialog_plusplus_layout():
     main = c.by_id(str(first["id"]))
     assert main.turns == tuple(first["context"] + first["positive_responses"][:1])
     alt = c.by_id(f"{first['id']}/1")
-    assert alt.turns[-1] == first["positive_responses"][1] and alt.respond_from == len(alt.turns) - 1
+    assert (
+        alt.turns[-1] == first["positive_responses"][1] and alt.respond_from == len(alt.turns) - 1
+    )
 
 
 def test_read_multirefeval_matches_rating_file():
@@ -203,14 +257,27 @@ def test_chitchat_sizes():
 def test_augment_pipeline_records_sources(tmp_path):
     k = tmp_path / "k.jsonl"
     k.write_text('{"id": "q1", "relation": "oReact", "text": "have a party"}\n')
-    items = [{"id": "q1", "context": "where do you live||||i live near the beach", "prevgt": "the beach sounds nice",
-              "response": "ok"},
-             {"id": "q1", "context": ["where do you live", "i live near the beach"], "reference": "the beach sounds nice",
-              "response": "other system", "references": ["the beach sounds nice", "lovely"]}]
+    items = [
+        {
+            "id": "q1",
+            "context": "where do you live||||i live near the beach",
+            "prevgt": "the beach sounds nice",
+            "response": "ok",
+        },
+        {
+            "id": "q1",
+            "context": ["where do you live", "i live near the beach"],
+            "reference": "the beach sounds nice",
+            "response": "other system",
+            "references": ["the beach sounds nice", "lovely"],
+        },
+    ]
     r = BM25Retriever(_corpus(), stopwords=None)
     out = augment(items, r, k=2, knowledge=PrecomputedKnowledge(str(k)), adapter=IdentityAdapter())
     added = out[0]["added_references"]
-    assert [a["source"] for a in added][-1] == "commonsense" and added[-1]["text"] == "I will have a party."
+    assert [a["source"] for a in added][-1] == "commonsense" and added[-1][
+        "text"
+    ] == "I will have a party."
     assert all("score" in a and "bm25" in a for a in added if a["source"] == "retrieval")
     assert out[0]["references"][0] == "the beach sounds nice"
     assert out[1]["references"][:2] == ["the beach sounds nice", "lovely"]
@@ -223,15 +290,46 @@ def test_cli_augment_writes_audit_file(tmp_path, capsys):
     from diveval.cli import main
 
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"id": d.id, "turns": list(d.turns)}) + "\n" for d in _corpus()))
+    corpus.write_text(
+        "".join(json.dumps({"id": d.id, "turns": list(d.turns)}) + "\n" for d in _corpus())
+    )
     items = tmp_path / "items.jsonl"
-    items.write_text(json.dumps({"context": ["do you like pizza"], "reference": "cheese pizza is great",
-                                 "future": ["pepperoni always"], "response": "yes"}) + "\n")
+    items.write_text(
+        json.dumps(
+            {
+                "context": ["do you like pizza"],
+                "reference": "cheese pizza is great",
+                "future": ["pepperoni always"],
+                "response": "yes",
+            }
+        )
+        + "\n"
+    )
     out = tmp_path / "out.jsonl"
-    assert main(["augment", str(items), "--corpus", str(corpus), "--k", "2", "--out", str(out),
-                 "--keep-stopwords", "--json"]) == 0
+    assert (
+        main(
+            [
+                "augment",
+                str(items),
+                "--corpus",
+                str(corpus),
+                "--k",
+                "2",
+                "--out",
+                str(out),
+                "--keep-stopwords",
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     rec = json.loads(out.read_text().splitlines()[0])
     assert summary["items"] == 1 and 1 <= len(rec["added_references"]) <= 2
     assert rec["references"][0] == "cheese pizza is great"
-    assert main(["augment", str(tmp_path / "missing.jsonl"), "--corpus", str(corpus), "--out", str(out)]) == 2
+    assert (
+        main(
+            ["augment", str(tmp_path / "missing.jsonl"), "--corpus", str(corpus), "--out", str(out)]
+        )
+        == 2
+    )

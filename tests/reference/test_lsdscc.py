@@ -22,20 +22,29 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from conftest import shared_path
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
 from diveval.io.lsdscc import read_groups, read_hypotheses, read_lsdscc
 from diveval.lexical.bleu import segment_stats
-from diveval.reference.aligners import (BleuAligner, EmbeddingAligner, NistAligner, NltkBleuAligner,
-                                        addone_bleu_from_stats, as_aligner, get_aligner, group_stats)
+from diveval.reference.aligners import (
+    BleuAligner,
+    EmbeddingAligner,
+    NistAligner,
+    NltkBleuAligner,
+    addone_bleu_from_stats,
+    as_aligner,
+    get_aligner,
+    group_stats,
+)
 from diveval.reference.lsdscc import lsdscc, lsdscc_corpus, order_groups
 
 
 def example():
     folder = shared_path("lsdscc", "example")
-    (query, groups), = json.loads((folder / "reference.json").read_text()).items()
+    ((query, groups),) = json.loads((folder / "reference.json").read_text()).items()
     hyps = read_hypotheses(str(folder / "hypothesis.txt"))[0]
     return query, groups, hyps
 
@@ -48,14 +57,17 @@ def example():
 # (not "."); bigrams "the workaholics", "should be", "be fun"; trigram "should be fun".
 HAND_MATCHES = [
     # hypothesis                                  group 1       group 2       group 3       group 4
-    ("the workaholics should be fun .",        [(5, 3, 1, 0), (1, 0, 0, 0), (1, 0, 0, 0), (2, 0, 0, 0)]),
-    ("the workaholics guys are fun .",         [(5, 2, 1, 0), (1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)]),
-    ("he s also in top five by chris rock .",  [(1, 0, 0, 0), (9, 8, 7, 6), (1, 0, 0, 0), (0, 0, 0, 0)]),
-    ("he has an important role .",             [(0, 0, 0, 0), (5, 4, 3, 2), (1, 0, 0, 0), (0, 0, 0, 0)]),
-    ("i saw anders , and he is good .",        [(4, 0, 0, 0), (3, 0, 0, 0), (4, 1, 0, 0), (2, 0, 0, 0)]),
-    ("i thought he was good .",                [(1, 0, 0, 0), (2, 1, 0, 0), (4, 3, 2, 1), (0, 0, 0, 0)]),
-    ("he is my favorite .",                    [(1, 0, 0, 0), (1, 0, 0, 0), (1, 0, 0, 0), (2, 1, 0, 0)]),
-    ("anders annoys me .",                     [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (3, 1, 0, 0)]),
+    ("the workaholics should be fun .", [(5, 3, 1, 0), (1, 0, 0, 0), (1, 0, 0, 0), (2, 0, 0, 0)]),
+    ("the workaholics guys are fun .", [(5, 2, 1, 0), (1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)]),
+    (
+        "he s also in top five by chris rock .",
+        [(1, 0, 0, 0), (9, 8, 7, 6), (1, 0, 0, 0), (0, 0, 0, 0)],
+    ),
+    ("he has an important role .", [(0, 0, 0, 0), (5, 4, 3, 2), (1, 0, 0, 0), (0, 0, 0, 0)]),
+    ("i saw anders , and he is good .", [(4, 0, 0, 0), (3, 0, 0, 0), (4, 1, 0, 0), (2, 0, 0, 0)]),
+    ("i thought he was good .", [(1, 0, 0, 0), (2, 1, 0, 0), (4, 3, 2, 1), (0, 0, 0, 0)]),
+    ("he is my favorite .", [(1, 0, 0, 0), (1, 0, 0, 0), (1, 0, 0, 0), (2, 1, 0, 0)]),
+    ("anders annoys me .", [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (3, 1, 0, 0)]),
 ]
 
 
@@ -124,10 +136,10 @@ def authors_bleu(hyp, refs):
     # every order, no brevity penalty
     logs = 0.0
     for n in range(1, 5):
-        hc = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+        hc = Counter(tuple(hyp[i : i + n]) for i in range(len(hyp) - n + 1))
         rc = Counter()
         for r in refs:
-            rc |= Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+            rc |= Counter(tuple(r[i : i + n]) for i in range(len(r) - n + 1))
         m = sum((hc & rc).values())
         logs += math.log((m + 1) / (max(0, len(hyp) - n + 1) + 1)) / 4
     return math.exp(logs)
@@ -138,8 +150,12 @@ def authors_set(hyps, groups):
     scores = [[authors_bleu(h.split(), g) for g in refs] for h in hyps]
     arg = [int(np.argmax(s)) for s in scores]
     hit = set(arg)
-    return (len(hit) / len(groups), sum(len(groups[k]) for k in hit) / sum(map(len, groups)),
-            float(np.mean([max(s) for s in scores])), arg)
+    return (
+        len(hit) / len(groups),
+        sum(len(groups[k]) for k in hit) / sum(map(len, groups)),
+        float(np.mean([max(s) for s in scores])),
+        arg,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -158,9 +174,14 @@ def test_reader_keeps_null_ids_in_documented_order(test_set, tmp_path):
         assert ids[-1] == "null" and ids[:-1] == sorted(ids[:-1], key=int)
     # the queries file lists the same queries in the same order
     hyps = tmp_path / "own.txt"
-    hyps.write_text("".join(" </s> ".join(r for refs in g.values() for r in refs) + "\n" for g in groups))
-    data = read_lsdscc(str(shared_path("lsdscc", "test.group.json")), str(hyps),
-                       str(shared_path("lsdscc", "test.queries.txt")))
+    hyps.write_text(
+        "".join(" </s> ".join(r for refs in g.values() for r in refs) + "\n" for g in groups)
+    )
+    data = read_lsdscc(
+        str(shared_path("lsdscc", "test.group.json")),
+        str(hyps),
+        str(shared_path("lsdscc", "test.queries.txt")),
+    )
     assert data.queries == queries and len(data.hypothesis_sets) == 299
 
 
@@ -168,8 +189,10 @@ def test_matches_authors_algorithm_on_test_set(test_set):
     queries, groups = test_set
     rng = random.Random(4)
     pool = [r for g in groups for refs in g.values() for r in refs]
-    sets = [rng.sample(pool, 5) + rng.sample([r for refs in g.values() for r in refs], 1)
-            for g in groups[:120]]
+    sets = [
+        rng.sample(pool, 5) + rng.sample([r for refs in g.values() for r in refs], 1)
+        for g in groups[:120]
+    ]
     ordered = [[refs for _, refs in order_groups(g)] for g in groups[:120]]
     res = lsdscc_corpus(sets, groups[:120], queries=queries[:120])
     for s, h, g in zip(res.sets, sets, ordered):
@@ -190,8 +213,10 @@ def test_own_references_cover_their_groups_and_foreign_sets_do_not(test_set):
         foreign.append(rng.sample(others, len(h)))
     a = lsdscc_corpus(own, groups)
     b = lsdscc_corpus(foreign, groups)
-    print(f"\nown references: MDS {a.mds:.4f} PDS {a.pds:.4f} MaxBLEU {a.max_bleu:.4f}"
-          f"\nfrom other queries: MDS {b.mds:.4f} PDS {b.pds:.4f} MaxBLEU {b.max_bleu:.4f}")
+    print(
+        f"\nown references: MDS {a.mds:.4f} PDS {a.pds:.4f} MaxBLEU {a.max_bleu:.4f}"
+        f"\nfrom other queries: MDS {b.mds:.4f} PDS {b.pds:.4f} MaxBLEU {b.max_bleu:.4f}"
+    )
     assert a.mds > 0.95 and a.pds > 0.95
     assert a.max_bleu == pytest.approx(1.0)  # each reference is in its own group: BLEU 1 exactly
     assert b.mds < a.mds - 0.15 and b.pds < a.pds - 0.1
@@ -205,7 +230,10 @@ WORDS = st.lists(st.sampled_from("a b c d e".split()), min_size=1, max_size=9)
 
 
 @settings(max_examples=150, deadline=None)
-@given(WORDS, st.lists(st.lists(st.sampled_from("a b c d e".split()), max_size=9), min_size=1, max_size=4))
+@given(
+    WORDS,
+    st.lists(st.lists(st.sampled_from("a b c d e".split()), max_size=9), min_size=1, max_size=4),
+)
 def test_bleu_aligner_equals_nltk_modified_precision_with_add_one(hyp, refs):
     from nltk.translate.bleu_score import modified_precision
 
@@ -226,8 +254,11 @@ def test_bleu_aligner_equals_nltk_modified_precision_with_add_one(hyp, refs):
 
 
 @settings(max_examples=120, deadline=None)
-@given(WORDS, st.lists(WORDS, min_size=1, max_size=4),
-       st.sampled_from(["method0", "method1", "method2", "method3", "method4", "method5", "method7"]))
+@given(
+    WORDS,
+    st.lists(WORDS, min_size=1, max_size=4),
+    st.sampled_from(["method0", "method1", "method2", "method3", "method4", "method5", "method7"]),
+)
 def test_nltk_bleu_aligner_equals_nltk_sentence_bleu(hyp, refs, method):
     from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
@@ -239,7 +270,10 @@ def test_nltk_bleu_aligner_equals_nltk_sentence_bleu(hyp, refs, method):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from("a b c d e".split()), min_size=5, max_size=9), st.lists(WORDS, min_size=1, max_size=3))
+@given(
+    st.lists(st.sampled_from("a b c d e".split()), min_size=5, max_size=9),
+    st.lists(WORDS, min_size=1, max_size=3),
+)
 def test_nist_aligner_equals_nltk_sentence_nist(hyp, refs):
     from nltk.translate.nist_score import sentence_nist
 
@@ -251,7 +285,9 @@ def test_nist_aligner_short_hypothesis_is_defined():
     # nltk divides by zero when the hypothesis has no 5-gram; orders it lacks count 0
     from nltk.translate.nist_score import sentence_nist
 
-    assert NistAligner()("a b", ["a b c", "x"]) == pytest.approx(sentence_nist([["a", "b", "c"], ["x"]], ["a", "b"], n=2))
+    assert NistAligner()("a b", ["a b c", "x"]) == pytest.approx(
+        sentence_nist([["a", "b", "c"], ["x"]], ["a", "b"], n=2)
+    )
     with pytest.raises(ZeroDivisionError):
         sentence_nist([["a", "b", "c"]], ["a", "b"], n=5)
 
@@ -301,7 +337,7 @@ def test_embedding_aligner_with_the_offline_model():
     ids = [k for k, _ in order_groups(groups)]
     e = default_embedder().encode(hyps + [x for k in ids for x in groups[k]]).astype(np.float64)
     e /= np.linalg.norm(e, axis=1, keepdims=True)
-    sims = e[:len(hyps)] @ e[len(hyps):].T
+    sims = e[: len(hyps)] @ e[len(hyps) :].T
     bounds = np.cumsum([0] + [len(groups[k]) for k in ids])
     expected = np.stack([sims[:, a:b].max(axis=1) for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
     assert r.scores == pytest.approx(expected, abs=1e-5)
@@ -322,8 +358,11 @@ def test_ties_go_to_the_first_group_in_documented_order():
 
 
 SET = st.lists(st.sampled_from(["a b", "b c a", "c", "a a a", "d e", "e"]), min_size=1, max_size=6)
-GROUPS = st.lists(st.lists(st.sampled_from(["a b c", "b", "c c d", "d e a", "e e"]), min_size=1, max_size=3),
-                  min_size=1, max_size=4)
+GROUPS = st.lists(
+    st.lists(st.sampled_from(["a b c", "b", "c c d", "d e a", "e e"]), min_size=1, max_size=3),
+    min_size=1,
+    max_size=4,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -362,7 +401,9 @@ def test_bad_input_is_a_clear_error(tmp_path):
     groups = tmp_path / "g.json"
     hyps = tmp_path / "h.txt"
     queries = tmp_path / "q.txt"
-    groups.write_text(json.dumps({"q1": {"1": ["a b"]}, "q2": {"1": ["c"], "null": ["d"]}}, indent=1))
+    groups.write_text(
+        json.dumps({"q1": {"1": ["a b"]}, "q2": {"1": ["c"], "null": ["d"]}}, indent=1)
+    )
     hyps.write_text("a b </s> c\nd </s>\n")
     data = read_lsdscc(str(groups), str(hyps))
     assert data.hypothesis_sets == [["a b", "c"], ["d"]]  # a trailing </s> ends the last hypothesis
@@ -399,7 +440,9 @@ def test_bad_input_is_a_clear_error(tmp_path):
 def test_registry_and_score_command(tmp_path):
     sets = [["a b", "c d"], ["e"]]
     groups = [[["a b x"], ["c d y"]], {"1": ["e"], "2": ["f"]}]
-    scores = diveval.score(sets, ["lsdscc-mds", "lsdscc-pds", "lsdscc-maxbleu"], reference_groups=groups)
+    scores = diveval.score(
+        sets, ["lsdscc-mds", "lsdscc-pds", "lsdscc-maxbleu"], reference_groups=groups
+    )
     direct = lsdscc_corpus(sets, groups)
     assert scores["lsdscc-mds"].value == direct.mds == (1.0 + 0.5) / 2
     assert scores["lsdscc-pds"].value == direct.pds
@@ -407,14 +450,20 @@ def test_registry_and_score_command(tmp_path):
     assert list(scores["lsdscc-mds"].items) == [1.0, 0.5]
     assert scores["lsdscc-mds"].details["alignment"] == [[0, 1], ["1"]]
     assert "aligner:bleu" in scores["lsdscc-pds"].signature
-    nltk_mds = diveval.score(sets, ["lsdscc-mds"], reference_groups=groups, aligner="nltk-bleu")["lsdscc-mds"]
+    nltk_mds = diveval.score(sets, ["lsdscc-mds"], reference_groups=groups, aligner="nltk-bleu")[
+        "lsdscc-mds"
+    ]
     assert "nltk-bleu(method1)" in nltk_mds.signature
     with pytest.raises(InputError, match="needs reference groups"):
         diveval.score(sets, ["lsdscc-mds"])
 
     path = tmp_path / "sets.jsonl"
-    path.write_text("".join(json.dumps({"responses": s, "reference_groups": g}) + "\n"
-                            for s, g in zip(sets, [groups[0], [["e"], ["f"]]])))
+    path.write_text(
+        "".join(
+            json.dumps({"responses": s, "reference_groups": g}) + "\n"
+            for s, g in zip(sets, [groups[0], [["e"], ["f"]]])
+        )
+    )
     out = _cli("score", str(path), "-m", "lsdscc-mds", "-m", "lsdscc-pds", "--json")
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)["scores"]
@@ -425,22 +474,33 @@ def test_registry_and_score_command(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "diveval", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "diveval", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_lsdscc_command(tmp_path):
     folder = shared_path("lsdscc", "example")
-    out = _cli("lsdscc", str(folder / "reference.json"), str(folder / "hypothesis.txt"), "--json", "--alignment")
+    out = _cli(
+        "lsdscc",
+        str(folder / "reference.json"),
+        str(folder / "hypothesis.txt"),
+        "--json",
+        "--alignment",
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     _, groups, hyps = example()
     r = lsdscc(hyps, groups)
     assert got["scores"] == {"max_bleu": pytest.approx(r.max_bleu), "mds": 1.0, "pds": 1.0}
     assert got["sets"][0]["alignment"] == list(r.alignment)
-    out = _cli("lsdscc", str(folder / "reference.json"), str(folder / "hypothesis.txt"), "--alignment")
+    out = _cli(
+        "lsdscc", str(folder / "reference.json"), str(folder / "hypothesis.txt"), "--alignment"
+    )
     assert out.returncode == 0 and "MaxBLEU" in out.stdout and "anders annoys me" in out.stdout
-    out = _cli("lsdscc", str(shared_path("lsdscc", "test.group.json")), str(folder / "hypothesis.txt"))
+    out = _cli(
+        "lsdscc", str(shared_path("lsdscc", "test.group.json")), str(folder / "hypothesis.txt")
+    )
     assert out.returncode == 2 and "1 hypothesis sets (lines) but" in out.stderr
     assert "Traceback" not in out.stderr
 

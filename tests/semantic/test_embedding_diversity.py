@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
@@ -39,7 +40,10 @@ def loop_reference(sets, embedder):
     out = []
     for s in sets:
         vs = [embedder.vector(t).astype(np.float32).astype(np.float64) for t in s]
-        cos = [a @ b / (np.linalg.norm(a) * np.linalg.norm(b)) for a, b in itertools.combinations(vs, 2)]
+        cos = [
+            a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+            for a, b in itertools.combinations(vs, 2)
+        ]
         out.append(-np.mean(cos))
     return out
 
@@ -68,12 +72,20 @@ def test_identical_responses_give_minus_one_and_errors():
 
 def test_registered_as_sent_bert():
     out = diveval.score(SETS, metrics=["sent-bert"], embedding_model=HashEmbedder())
-    np.testing.assert_allclose(out["sent-bert"].items, loop_reference(SETS, HashEmbedder()), atol=1e-6)
+    np.testing.assert_allclose(
+        out["sent-bert"].items, loop_reference(SETS, HashEmbedder()), atol=1e-6
+    )
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.lists(st.text(alphabet="abc ", max_size=4), min_size=2, max_size=5),
-                min_size=1, max_size=4), st.randoms(use_true_random=False))
+@given(
+    st.lists(
+        st.lists(st.text(alphabet="abc ", max_size=4), min_size=2, max_size=5),
+        min_size=1,
+        max_size=4,
+    ),
+    st.randoms(use_true_random=False),
+)
 def test_bounds_and_order_invariance(sets, rnd):
     got = embedding_diversity(sets, HashEmbedder())
     again = embedding_diversity([rnd.sample(s, len(s)) for s in sets], HashEmbedder())
@@ -82,6 +94,7 @@ def test_bounds_and_order_invariance(sets, rnd):
 
 
 # --- the real offline MiniLM on the authors' data ----------------------------------------------
+
 
 def read_tevet(path):
     with open(path, newline="", encoding="utf-8") as f:
@@ -103,18 +116,24 @@ def minilm():
 def test_minilm_against_direct_sentence_transformers(minilm):
     sets = [["I like cats.", "Dogs are better.", "I like cats a lot."], ["ok", "fine"]]
     got = embedding_diversity(sets, minilm)
-    direct = minilm.model.encode([t for s in sets for t in s], convert_to_numpy=True,
-                                 normalize_embeddings=True).astype(np.float64)
-    want = [-np.mean([direct[i] @ direct[j] for i, j in itertools.combinations(range(3), 2)]),
-            -float(direct[3] @ direct[4])]
+    direct = minilm.model.encode(
+        [t for s in sets for t in s], convert_to_numpy=True, normalize_embeddings=True
+    ).astype(np.float64)
+    want = [
+        -np.mean([direct[i] @ direct[j] for i, j in itertools.combinations(range(3), 2)]),
+        -float(direct[3] @ direct[4]),
+    ]
     np.testing.assert_allclose(got.items, want, atol=1e-5)
     assert "model:all-MiniLM-L6-v2" in got.signature and minilm.fingerprint in got.signature
 
 
-@pytest.mark.parametrize("relpath, n_sets, floor", [
-    ("conTest/con_test_200_with_hds_resp_gen.csv", 220, 0.43),
-    ("decTest/dec_test_200_with_hds_resp_gen.csv", 203, 0.80),
-])
+@pytest.mark.parametrize(
+    "relpath, n_sets, floor",
+    [
+        ("conTest/con_test_200_with_hds_resp_gen.csv", 220, 0.43),
+        ("decTest/dec_test_200_with_hds_resp_gen.csv", 203, 0.80),
+    ],
+)
 def test_spearman_with_label_value(minilm, shared_data, request, relpath, n_sets, floor):
     """3,100 texts through MiniLM take a minute on a busy 2-core machine, so the embeddings go to
     diveval's on-disk cache in pytest's cache folder (keyed by the weights' fingerprint; cleared
@@ -125,6 +144,8 @@ def test_spearman_with_label_value(minilm, shared_data, request, relpath, n_sets
     assert len(sets) == n_sets
     got = embedding_diversity(sets, minilm, cache_dir=request.config.cache.mkdir("diveval-models"))
     rho = spearmanr(got.items, labels).correlation
-    print(f"\nsent-bert (all-MiniLM-L6-v2) Spearman with label_value on {relpath}: {rho:.4f} "
-          f"({len(sets)} sets)")
+    print(
+        f"\nsent-bert (all-MiniLM-L6-v2) Spearman with label_value on {relpath}: {rho:.4f} "
+        f"({len(sets)} sets)"
+    )
     assert rho >= floor

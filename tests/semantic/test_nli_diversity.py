@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
@@ -63,9 +64,7 @@ def reference(sets, model, variant):
     return values, counts
 
 
-SETS = [["I love it.", "I hate it.", "Maybe later.", "Sure thing."],
-        ["yes", "no"],
-        ["a", "b", "c"]]
+SETS = [["I love it.", "I hate it.", "Maybe later.", "Sure thing."], ["yes", "no"], ["a", "b", "c"]]
 
 
 @pytest.mark.parametrize("variant", ["baseline", "neutral", "confidence"])
@@ -97,16 +96,21 @@ def test_exact_number_of_ordered_pairs_and_one_model_call():
 
 def test_ties_go_to_the_first_label_in_order():
     third = 1 / 3
-    table = {("p", "q"): [0.4, 0.4, 0.2],    # c = n -> contradiction
-             ("q", "p"): [0.2, 0.4, 0.4],    # n = e -> neutral
-             ("p", "r"): [0.4, 0.2, 0.4],    # c = e -> contradiction
-             ("r", "p"): [third, third, third],  # all equal -> contradiction
-             ("q", "r"): [0.1, 0.2, 0.7],    # entailment
-             ("r", "q"): [0.1, 0.7, 0.2]}    # neutral
+    table = {
+        ("p", "q"): [0.4, 0.4, 0.2],  # c = n -> contradiction
+        ("q", "p"): [0.2, 0.4, 0.4],  # n = e -> neutral
+        ("p", "r"): [0.4, 0.2, 0.4],  # c = e -> contradiction
+        ("r", "p"): [third, third, third],  # all equal -> contradiction
+        ("q", "r"): [0.1, 0.2, 0.7],  # entailment
+        ("r", "q"): [0.1, 0.7, 0.2],
+    }  # neutral
     s = [["p", "q", "r"]]
     base = nli_diversity(s, TableNLI(table), "baseline")
-    assert {k: int(v[0]) for k, v in base.details["counts"].items()} == \
-        {"contradiction": 3, "neutral": 2, "entailment": 1}
+    assert {k: int(v[0]) for k, v in base.details["counts"].items()} == {
+        "contradiction": 3,
+        "neutral": 2,
+        "entailment": 1,
+    }
     assert base.value == 3 - 1
     assert nli_diversity(s, TableNLI(table), "neutral").value == 3 + 2 - 1
     conf = nli_diversity(s, TableNLI(table), "confidence").value
@@ -140,8 +144,12 @@ def test_duplicate_pairs_reach_the_model_once():
 
 def test_registered_variants_share_one_model_pass():
     model = TableNLI()
-    out = diveval.score(SETS, metrics=["nli-baseline", "nli-neutral", "nli-confidence", "nli-counts"],
-                        nli_model=model, tokenizer="whitespace")
+    out = diveval.score(
+        SETS,
+        metrics=["nli-baseline", "nli-neutral", "nli-confidence", "nli-counts"],
+        nli_model=model,
+        tokenizer="whitespace",
+    )
     assert model.calls == 1
     for variant in ("baseline", "neutral", "confidence"):
         want, _ = reference(SETS, TableNLI(), variant)
@@ -164,10 +172,15 @@ def test_undefined_cases_raise_clear_errors():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["u", "v", "w", "x", "y"]), min_size=2, max_size=5),
-                min_size=1, max_size=4),
-       st.randoms(use_true_random=False),
-       st.sampled_from(["baseline", "neutral", "confidence"]))
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["u", "v", "w", "x", "y"]), min_size=2, max_size=5),
+        min_size=1,
+        max_size=4,
+    ),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["baseline", "neutral", "confidence"]),
+)
 def test_bounds_and_order_invariance(sets, rnd, variant):
     got = nli_diversity(sets, TableNLI(), variant)
     shuffled = [rnd.sample(s, len(s)) for s in sets]
@@ -181,9 +194,15 @@ def test_bounds_and_order_invariance(sets, rnd, variant):
 
 # --- the real transformers backend on a tiny, randomly initialised RoBERTa ----------------------
 
-SENTENCES = ["i love hiking in the mountains", "i hate hiking", "let us watch a movie tonight",
-             "the movie was great", "no thanks i am tired", "sure why not",
-             "what a lovely day for a walk in the park with friends and family"]
+SENTENCES = [
+    "i love hiking in the mountains",
+    "i hate hiking",
+    "let us watch a movie tonight",
+    "the movie was great",
+    "no thanks i am tired",
+    "sure why not",
+    "what a lovely day for a walk in the park with friends and family",
+]
 
 # Output column i means ID2LABEL[i]: a shuffled order, so a wrong mapping changes the numbers.
 ID2LABEL = {0: "ENTAILMENT", 1: "CONTRADICTION", 2: "NEUTRAL"}
@@ -197,21 +216,38 @@ def build_tiny_roberta(folder, id2label=ID2LABEL, seed=0):
 
     tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(SENTENCES, trainers.WordLevelTrainer(
-        special_tokens=["<s>", "<pad>", "</s>", "<unk>"]))
+    tok.train_from_iterator(
+        SENTENCES, trainers.WordLevelTrainer(special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    )
     bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
-        special_tokens=[("<s>", bos), ("</s>", eos)])
+        single="<s> $A </s>",
+        pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", bos), ("</s>", eos)],
+    )
     fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-        pad_token="<pad>", model_max_length=40, model_input_names=["input_ids", "attention_mask"])
+        tokenizer_object=tok,
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        model_max_length=40,
+        model_input_names=["input_ids", "attention_mask"],
+    )
     config = transformers.RobertaConfig(
-        vocab_size=tok.get_vocab_size(), hidden_size=16, num_hidden_layers=1,
-        num_attention_heads=2, intermediate_size=32, max_position_embeddings=48,
-        pad_token_id=tok.token_to_id("<pad>"), bos_token_id=bos, eos_token_id=eos,
-        num_labels=len(id2label), id2label=id2label,
-        label2id={v: k for k, v in id2label.items()})
+        vocab_size=tok.get_vocab_size(),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=48,
+        pad_token_id=tok.token_to_id("<pad>"),
+        bos_token_id=bos,
+        eos_token_id=eos,
+        num_labels=len(id2label),
+        id2label=id2label,
+        label2id={v: k for k, v in id2label.items()},
+    )
     torch.manual_seed(seed)
     model = transformers.RobertaForSequenceClassification(config).eval()
     fast.save_pretrained(folder)
@@ -291,8 +327,10 @@ def test_unmappable_labels_are_refused(tmp_path):
     assert map_nli_labels({"0": "entailment", "1": "neutral", "2": "contradiction"}) == [2, 1, 0]
     with pytest.raises(InputError, match="generic label names"):
         map_nli_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
-    assert map_nli_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"},
-                          labels=["entailment", "neutral", "contradiction"]) == [2, 1, 0]
+    assert map_nli_labels(
+        {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"},
+        labels=["entailment", "neutral", "contradiction"],
+    ) == [2, 1, 0]
     with pytest.raises(InputError, match="cannot map"):
         map_nli_labels({0: "contradiction", 1: "contradiction", 2: "entailment"})
     with pytest.raises(InputError, match="cannot map"):
@@ -322,8 +360,25 @@ def test_cli_scores_with_a_local_model_and_fills_the_disk_cache(tiny_roberta, tm
     path = tmp_path / "sets.jsonl"
     path.write_text("".join(json.dumps({"responses": s}) + "\n" for s in sets))
     cache = tmp_path / "cache"
-    code = main(["score", str(path), "-m", "nli-confidence", "-m", "nli-counts", "--nli-model",
-                 str(folder), "--cache", str(cache), "--batch-size", "2", "--device", "cpu", "--json"])
+    code = main(
+        [
+            "score",
+            str(path),
+            "-m",
+            "nli-confidence",
+            "-m",
+            "nli-counts",
+            "--nli-model",
+            str(folder),
+            "--cache",
+            str(cache),
+            "--batch-size",
+            "2",
+            "--device",
+            "cpu",
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     api = nli_diversity(sets, str(folder), "confidence", device="cpu")

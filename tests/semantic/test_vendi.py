@@ -10,7 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
@@ -27,7 +28,7 @@ def brute_force(kernel, q):
         return math.exp(-sum(x * math.log(x) for x in lam))
     if math.isinf(q):
         return 1 / max(lam)
-    return (sum(x ** q for x in lam)) ** (1 / (1 - q))
+    return (sum(x**q for x in lam)) ** (1 / (1 - q))
 
 
 def random_unit_rows(rng, n, d):
@@ -107,7 +108,9 @@ def counter_ngram_kernel(texts, n_max=2):
     vecs = []
     for t in texts:
         toks = t.split()
-        c = Counter(tuple(toks[i:i + n]) for n in range(1, n_max + 1) for i in range(len(toks) - n + 1))
+        c = Counter(
+            tuple(toks[i : i + n]) for n in range(1, n_max + 1) for i in range(len(toks) - n + 1)
+        )
         vecs.append(c)
     keys = sorted(set().union(*vecs))
     x = np.array([[v[k] for k in keys] for v in vecs], dtype=float).reshape(len(texts), len(keys))
@@ -116,19 +119,29 @@ def counter_ngram_kernel(texts, n_max=2):
 
 
 def test_ngram_kernel_against_counters():
-    texts = ["the cat sat on the mat", "the cat sat", "a dog ran on the mat", "the the the",
-             "cat sat on the mat the"]
+    texts = [
+        "the cat sat on the mat",
+        "the cat sat",
+        "a dog ran on the mat",
+        "the the the",
+        "cat sat on the mat the",
+    ]
     for q in ORDERS:
         got = vendi(texts, "ngram", q=q)
         assert got.value == pytest.approx(brute_force(counter_ngram_kernel(texts), q), rel=1e-9)
-    assert "kernel:ngram" in got.signature and "n:1-2" in got.signature and "tok:whitespace" in got.signature
+    assert (
+        "kernel:ngram" in got.signature
+        and "n:1-2" in got.signature
+        and "tok:whitespace" in got.signature
+    )
     three = vendi(texts, "ngram", n_max=3)
     assert three.value == pytest.approx(brute_force(counter_ngram_kernel(texts, 3), 1), rel=1e-9)
 
 
 def test_empty_texts_share_one_private_feature():
     assert vendi(["", "", "a b"], "ngram").value == pytest.approx(
-        brute_force(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1.0]]), 1), rel=1e-9)
+        brute_force(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1.0]]), 1), rel=1e-9
+    )
     assert vendi(["", ""], "ngram").value == pytest.approx(1.0)
 
 
@@ -147,8 +160,11 @@ def test_registered_metrics_and_errors():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.text(alphabet="ab ", max_size=6), min_size=1, max_size=8),
-       st.sampled_from(ORDERS), st.randoms(use_true_random=False))
+@given(
+    st.lists(st.text(alphabet="ab ", max_size=6), min_size=1, max_size=8),
+    st.sampled_from(ORDERS),
+    st.randoms(use_true_random=False),
+)
 def test_bounds_and_order_invariance(texts, q, rnd):
     got = vendi(texts, "ngram", q=q).value
     assert 1 - 1e-9 <= got <= len(texts) + 1e-9

@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diveval.text.fast_whitespace import whitespace_token_ids
-from diveval.text.ngrams import NgramCounts, distinct_per_group, encode_tokens, factorize, unique_counts
+from diveval.text.ngrams import (
+    NgramCounts,
+    distinct_per_group,
+    encode_tokens,
+    factorize,
+    unique_counts,
+)
 
 words = st.sampled_from(["a", "b", "c", "the", "cat", "ünï", "x" * 9, "y" * 20])
 token_lists = st.lists(st.lists(words, max_size=8), min_size=1, max_size=8)
@@ -42,8 +48,12 @@ def test_codes_stay_exact_when_base_power_overflows_int64():
     assert half.as_dict() == dict(counter(toks, 5))
 
 
-@given(st.lists(st.lists(token_lists, min_size=1, max_size=1).map(lambda x: x[0]), min_size=1, max_size=5),
-       st.integers(1, 3))
+@given(
+    st.lists(
+        st.lists(token_lists, min_size=1, max_size=1).map(lambda x: x[0]), min_size=1, max_size=5
+    ),
+    st.integers(1, 3),
+)
 def test_distinct_per_group_counts_within_each_group(groups, n):
     flat = [t for g in groups for t in g]
     owner = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
@@ -65,7 +75,9 @@ def test_vectorised_whitespace_path_equals_str_split(items):
     if tids is None:  # non-ASCII white space: the caller takes the str.split path
         assert any("\u00a0" in t for t in items)
         return
-    got = [[tids.vocab[i] for i in tids.ids[a:b]] for a, b in zip(tids.offsets[:-1], tids.offsets[1:])]
+    got = [
+        [tids.vocab[i] for i in tids.ids[a:b]] for a, b in zip(tids.offsets[:-1], tids.offsets[1:])
+    ]
     assert got == [t.split() for t in items]
     assert len(set(tids.vocab)) == len(tids.vocab)  # one id per distinct token
 

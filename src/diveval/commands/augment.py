@@ -28,25 +28,41 @@ Commonsense: no COMET model ships offline; --knowledge reads records
 
 
 def add_parser(sub):
-    p = sub.add_parser("augment", help="add references by retrieval (and commonsense) for audit",
-                       description="SCARCE (Gangal et al. 2021): add references to each item by three-field\n"
-                                   "BM25 retrieval (past, response, future) over dialogue corpora and by\n"
-                                   "templated commonsense inferences; write them with their sources.",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "augment",
+        help="add references by retrieval (and commonsense) for audit",
+        description="SCARCE (Gangal et al. 2021): add references to each item by three-field\n"
+        "BM25 retrieval (past, response, future) over dialogue corpora and by\n"
+        "templated commonsense inferences; write them with their sources.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     p.add_argument("input", help="items: .jsonl, or a .json list")
-    p.add_argument("--corpus", action="append", default=[], metavar="SPEC",
-                   help="retrieval corpus (repeatable): chitchat, ddpp:PATH, multirefeval:PATH, PATH")
+    p.add_argument(
+        "--corpus",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="retrieval corpus (repeatable): chitchat, ddpp:PATH, multirefeval:PATH, PATH",
+    )
     p.add_argument("--k", type=int, default=10, help="retrieved references per item (default 10)")
     p.add_argument("--out", required=True, help="output JSON lines (written atomically)")
     p.add_argument("--knowledge", default=None, help="precomputed commonsense records (JSON lines)")
-    p.add_argument("--relations", default="oEffect,oReact,oWant",
-                   help="commonsense relations kept (default oEffect,oReact,oWant)")
+    p.add_argument(
+        "--relations",
+        default="oEffect,oReact,oWant",
+        help="commonsense relations kept (default oEffect,oReact,oWant)",
+    )
     g = p.add_argument_group("retrieval")
     g.add_argument("--k1", type=float, default=0.5, help="BM25 k1 (default 0.5, the paper's)")
     g.add_argument("--b", type=float, default=0.7, help="BM25 b (default 0.7, the paper's)")
     g.add_argument("--window", type=int, default=2, help="turns of past and future (default 2)")
-    g.add_argument("--zero", choices=["drop", "floor"], default="drop",
-                   help="a field with BM25 0: drop the candidate (default) or use a floor score")
+    g.add_argument(
+        "--zero",
+        choices=["drop", "floor"],
+        default="drop",
+        help="a field with BM25 0: drop the candidate (default) or use a floor score",
+    )
     g.add_argument("--keep-stopwords", action="store_true", help="index English stopwords too")
     add_json_flag(p)
     return p
@@ -68,8 +84,14 @@ def run(args) -> int:
     if args.corpus:
         corpus = concat(read_corpus(spec) for spec in args.corpus)
         t0 = time.perf_counter()
-        retriever = BM25Retriever(corpus, window=args.window, k1=args.k1, b=args.b, zero=args.zero,
-                                  stopwords=None if args.keep_stopwords else "en")
+        retriever = BM25Retriever(
+            corpus,
+            window=args.window,
+            k1=args.k1,
+            b=args.b,
+            zero=args.zero,
+            stopwords=None if args.keep_stopwords else "en",
+        )
         build_s = time.perf_counter() - t0
     knowledge = None
     if args.knowledge:
@@ -81,28 +103,51 @@ def run(args) -> int:
     write_jsonl(args.out, out)
     added = [len(r["added_references"]) for r in out]
     summary = {
-        "input": args.input, "out": args.out, "items": len(out),
-        "added_mean": sum(added) / len(added), "items_without_additions": sum(1 for a in added if a == 0),
-        "retrieval": None if retriever is None else {**retriever.signature, "index_seconds": round(build_s, 2)},
+        "input": args.input,
+        "out": args.out,
+        "items": len(out),
+        "added_mean": sum(added) / len(added),
+        "items_without_additions": sum(1 for a in added if a == 0),
+        "retrieval": None
+        if retriever is None
+        else {**retriever.signature, "index_seconds": round(build_s, 2)},
         "knowledge": None if knowledge is None else knowledge.name,
         "seconds": round(aug_s, 2),
     }
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    rows = [("items", len(out)), ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
-            ("items with none added", summary["items_without_additions"]),
-            ("written to", args.out)]
+    rows = [
+        ("items", len(out)),
+        ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
+        ("items with none added", summary["items_without_additions"]),
+        ("written to", args.out),
+    ]
     if retriever is not None:
         sig = retriever.signature
-        rows += [("retrieval corpus", f"{sig['corpus']} ({sig['turns']} turns)"),
-                 ("BM25", f"k1={sig['k1']} b={sig['b']} window={sig['window']} zero={sig['zero']} "
-                          f"stopwords={sig['stop']}"),
-                 ("index build / augmentation", f"{build_s:.1f} s / {aug_s:.1f} s")]
+        rows += [
+            ("retrieval corpus", f"{sig['corpus']} ({sig['turns']} turns)"),
+            (
+                "BM25",
+                f"k1={sig['k1']} b={sig['b']} window={sig['window']} zero={sig['zero']} "
+                f"stopwords={sig['stop']}",
+            ),
+            ("index build / augmentation", f"{build_s:.1f} s / {aug_s:.1f} s"),
+        ]
     print(render_table(f"diveval augment {args.input}", ["", "value"], rows))
     first = next((r for r in out if r["added_references"]), None)
     if first is not None:
-        ex = [(a["source"], f"{a.get('score', 0):.2f}" if a["source"] == "retrieval" else a["relation"],
-               a["text"]) for a in first["added_references"][:5]]
-        print(render_table("first item's added references", ["source", "score / relation", "text"], ex))
+        ex = [
+            (
+                a["source"],
+                f"{a.get('score', 0):.2f}" if a["source"] == "retrieval" else a["relation"],
+                a["text"],
+            )
+            for a in first["added_references"][:5]
+        ]
+        print(
+            render_table(
+                "first item's added references", ["source", "score / relation", "text"], ex
+            )
+        )
     return 0

@@ -17,19 +17,38 @@ Every numeric column except --human and --by is a metric unless --metric names s
 
 
 def add_parser(sub):
-    p = sub.add_parser("correlate", help="correlate metric columns with a human column",
-                       description="Pearson, Spearman and Kendall correlations (scipy, two-sided "
-                                   "p-values) of metric columns with a human-score column, with "
-                                   "seeded percentile bootstrap intervals.",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "correlate",
+        help="correlate metric columns with a human column",
+        description="Pearson, Spearman and Kendall correlations (scipy, two-sided "
+        "p-values) of metric columns with a human-score column, with "
+        "seeded percentile bootstrap intervals.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     p.add_argument("input", help="a .csv/.tsv or .jsonl file")
     p.add_argument("--human", required=True, metavar="COLUMN", help="the human-score column")
-    p.add_argument("--metric", "-m", action="append", dest="metrics", metavar="COLUMN",
-                   help="a metric column (repeatable); default: every other numeric column")
-    p.add_argument("--by", metavar="COLUMN", default=None,
-                   help="split rows by this column (e.g. the data set) and correlate each group")
-    p.add_argument("--method", action="append", dest="methods",
-                   choices=["pearson", "spearman", "kendall"], help="default: all three")
+    p.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar="COLUMN",
+        help="a metric column (repeatable); default: every other numeric column",
+    )
+    p.add_argument(
+        "--by",
+        metavar="COLUMN",
+        default=None,
+        help="split rows by this column (e.g. the data set) and correlate each group",
+    )
+    p.add_argument(
+        "--method",
+        action="append",
+        dest="methods",
+        choices=["pearson", "spearman", "kendall"],
+        help="default: all three",
+    )
     add_bootstrap_options(p, fraction=1.0)
     add_json_flag(p)
     return p
@@ -37,11 +56,21 @@ def add_parser(sub):
 
 def add_bootstrap_options(p, fraction: float) -> None:
     g = p.add_argument_group("bootstrap")
-    g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)")
-    g.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default 0.95)")
-    g.add_argument("--fraction", type=float, default=fraction,
-                   help=f"share of rows in each resample (default {fraction:g})")
-    g.add_argument("--no-replace", action="store_true", help="draw each resample without replacement")
+    g.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)"
+    )
+    g.add_argument(
+        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
+    )
+    g.add_argument(
+        "--fraction",
+        type=float,
+        default=fraction,
+        help=f"share of rows in each resample (default {fraction:g})",
+    )
+    g.add_argument(
+        "--no-replace", action="store_true", help="draw each resample without replacement"
+    )
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
 
@@ -54,15 +83,34 @@ def run(args) -> int:
     rows = read_records(args.input)
     methods = args.methods or list(METHODS)
     try:
-        result = correlate_columns(rows, args.human, args.metrics, methods, group_by=args.by,
-                                   n_resamples=args.resamples or None, confidence=args.confidence,
-                                   fraction=args.fraction, replace=not args.no_replace, seed=args.seed,
-                                   progress=lambda jobs: track(jobs, "correlating", total=len(jobs)))
+        result = correlate_columns(
+            rows,
+            args.human,
+            args.metrics,
+            methods,
+            group_by=args.by,
+            n_resamples=args.resamples or None,
+            confidence=args.confidence,
+            fraction=args.fraction,
+            replace=not args.no_replace,
+            seed=args.seed,
+            progress=lambda jobs: track(jobs, "correlating", total=len(jobs)),
+        )
     except InputError as exc:
         raise InputError(exc.problem, args.input) from None
     if args.json:
-        print(json.dumps({"input": args.input, "human": args.human, "by": args.by,
-                          "rows": len(rows), "correlations": correlations_to_dict(result)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "input": args.input,
+                    "human": args.human,
+                    "by": args.by,
+                    "rows": len(rows),
+                    "correlations": correlations_to_dict(result),
+                },
+                indent=2,
+            )
+        )
         return 0
     print(format_correlations(result, args.input, args.human, methods))
     return 0

@@ -18,29 +18,54 @@ stopped.
 
 
 def add_parser(sub):
-    p = sub.add_parser("generate", help="resample response sets until they are diverse enough",
-                       description="Diversity Threshold Generation (Stasaski & Hearst 2022): sample n "
-                                   "responses; while the set is not above the threshold and fewer "
-                                   "than --max-samples were drawn, drop the response whose removal "
-                                   "leaves the most diverse subset and sample a replacement.",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "generate",
+        help="resample response sets until they are diverse enough",
+        description="Diversity Threshold Generation (Stasaski & Hearst 2022): sample n "
+        "responses; while the set is not above the threshold and fewer "
+        "than --max-samples were drawn, drop the response whose removal "
+        "leaves the most diverse subset and sample a replacement.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     p.add_argument("input", help="JSON lines of contexts (see below)")
-    p.add_argument("--generator", "-g", default="pool",
-                   help="pool (the record's candidates), smollm2 (offline default) or hf:NAME_OR_PATH")
-    p.add_argument("--metric", "-m", default="avg-distinct",
-                   help="preset nli | avg-distinct | sent-bert (paper thresholds) or a sets metric")
-    p.add_argument("--threshold", type=float, default=None, help="a set must score above it "
-                   "(default: the preset's)")
+    p.add_argument(
+        "--generator",
+        "-g",
+        default="pool",
+        help="pool (the record's candidates), smollm2 (offline default) or hf:NAME_OR_PATH",
+    )
+    p.add_argument(
+        "--metric",
+        "-m",
+        default="avg-distinct",
+        help="preset nli | avg-distinct | sent-bert (paper thresholds) or a sets metric",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="a set must score above it (default: the preset's)",
+    )
     p.add_argument("--out", "-o", required=True, help="output JSON lines, appended per context")
     p.add_argument("--n", type=int, default=5, help="set size (default 5)")
-    p.add_argument("--max-samples", type=int, default=20, help="sample budget per context (default 20)")
+    p.add_argument(
+        "--max-samples", type=int, default=20, help="sample budget per context (default 20)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
-    p.add_argument("--keep", choices=["last", "best"], default="last",
-                   help="ending set: the last one (the paper's procedure, default) or the most "
-                        "diverse one met")
+    p.add_argument(
+        "--keep",
+        choices=["last", "best"],
+        default="last",
+        help="ending set: the last one (the paper's procedure, default) or the most "
+        "diverse one met",
+    )
     p.add_argument("--limit", type=int, default=None, help="only the first N contexts")
-    p.add_argument("--pool-fields", default="positive_responses,random_negative_responses",
-                   help="DailyDialog++ fields that make the pool (comma-separated)")
+    p.add_argument(
+        "--pool-fields",
+        default="positive_responses,random_negative_responses",
+        help="DailyDialog++ fields that make the pool (comma-separated)",
+    )
     p.add_argument("--shuffle-seed", type=int, default=0, help="seed of the pool order (default 0)")
     g = p.add_argument_group("model generators")
     g.add_argument("--top-p", type=float, default=0.9)
@@ -48,8 +73,11 @@ def add_parser(sub):
     g.add_argument("--temperature", type=float, default=1.0)
     g.add_argument("--max-new-tokens", type=int, default=40)
     g.add_argument("--threads", type=int, default=None, help="torch CPU threads while generating")
-    p.add_argument("--bertscore", action="store_true",
-                   help="relevance also by BERTScore F1 against the references (models extra)")
+    p.add_argument(
+        "--bertscore",
+        action="store_true",
+        help="relevance also by BERTScore F1 against the references (models extra)",
+    )
     p.add_argument("--tokenizer", default=None, help="tokenizer of lexical metrics")
     from .score import add_model_options
 
@@ -64,28 +92,67 @@ def summary_tables(summary: dict, title: str) -> str:
     s = summary
     if not s.get("contexts"):
         return f"{title}: no contexts"
-    rows = [(s["metric"], f"{s['threshold']:g}", f"{s['start_diversity']:.4f}",
-             f"{s['end_diversity']:.4f}",
-             f"{s['change_pct']:+.1f}%" if s.get("change_pct") is not None else "-",
-             f"{s['mean_samples']:.2f}", f"{100 * s['reached']:.1f}%", f"{s['mean_overlap']:.2f}",
-             str(s["end_below_start"]))]
+    rows = [
+        (
+            s["metric"],
+            f"{s['threshold']:g}",
+            f"{s['start_diversity']:.4f}",
+            f"{s['end_diversity']:.4f}",
+            f"{s['change_pct']:+.1f}%" if s.get("change_pct") is not None else "-",
+            f"{s['mean_samples']:.2f}",
+            f"{100 * s['reached']:.1f}%",
+            f"{s['mean_overlap']:.2f}",
+            str(s["end_below_start"]),
+        )
+    ]
     for k, v in s.get("report", {}).items():
-        rows.append((k, "", f"{v['start']:.4f}", f"{v['end']:.4f}",
-                     f"{(v['end'] - v['start']) / abs(v['start']) * 100:+.1f}%" if v["start"] else "-",
-                     "", "", "", ""))
-    text = render_table(f"{title} (Table 4): {s['contexts']} contexts",
-                        ["metric", "threshold", "starting div.", "ending div.", "change",
-                         "mean samples", "reached", "overlap", "end < start"], rows)
+        rows.append(
+            (
+                k,
+                "",
+                f"{v['start']:.4f}",
+                f"{v['end']:.4f}",
+                f"{(v['end'] - v['start']) / abs(v['start']) * 100:+.1f}%" if v["start"] else "-",
+                "",
+                "",
+                "",
+                "",
+            )
+        )
+    text = render_table(
+        f"{title} (Table 4): {s['contexts']} contexts",
+        [
+            "metric",
+            "threshold",
+            "starting div.",
+            "ending div.",
+            "change",
+            "mean samples",
+            "reached",
+            "overlap",
+            "end < start",
+        ],
+        rows,
+    )
     if "relevance" in s:
         b = s["relevance"]["bleu"]
-        rel_rows = [(f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})", f"{b['start']:.4f}",
-                     f"{b['end']:.4f}")]
+        rel_rows = [
+            (
+                f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})",
+                f"{b['start']:.4f}",
+                f"{b['end']:.4f}",
+            )
+        ]
         if "bertscore" in s["relevance"]:
             bs = s["relevance"]["bertscore"]
-            rel_rows.append(("BERTScore F1 (max over refs)", f"{bs['start']:.4f}", f"{bs['end']:.4f}"))
+            rel_rows.append(
+                ("BERTScore F1 (max over refs)", f"{bs['start']:.4f}", f"{bs['end']:.4f}")
+            )
         text += "\n" + render_table(
             f"relevance (Table 5): {b['contexts']} contexts with references",
-            ["metric", "starting set", "ending set"], rel_rows)
+            ["metric", "starting set", "ending set"],
+            rel_rows,
+        )
     return text
 
 
@@ -98,46 +165,81 @@ def run(args) -> int:
     from ..io.contexts import read_contexts
     from ..models.generators import PoolGenerator, context_key, resolve_generator
 
-    items = read_contexts(args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()],
-                          args.shuffle_seed)
+    items = read_contexts(
+        args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()], args.shuffle_seed
+    )
     if args.limit is not None:
         items = items[: args.limit]
-    run_settings = {"generator": args.generator, "metric": args.metric,
-                    "threshold": args.threshold if args.threshold is not None
-                    else (PRESETS[args.metric].threshold if args.metric in PRESETS else None),
-                    "n": args.n, "max_samples": args.max_samples, "seed": args.seed,
-                    "keep": args.keep}
+    run_settings = {
+        "generator": args.generator,
+        "metric": args.metric,
+        "threshold": args.threshold
+        if args.threshold is not None
+        else (PRESETS[args.metric].threshold if args.metric in PRESETS else None),
+        "n": args.n,
+        "max_samples": args.max_samples,
+        "seed": args.seed,
+        "keep": args.keep,
+    }
     if args.generator == "pool":
         missing = [it.id for it in items if not it.candidates]
         if missing:
-            raise InputError(f"context {missing[0]!r} has no candidates for the pool generator", args.input)
+            raise InputError(
+                f"context {missing[0]!r} has no candidates for the pool generator", args.input
+            )
         run_settings.update(pool_fields=args.pool_fields, shuffle_seed=args.shuffle_seed)
 
         def generator_for(it):
             return PoolGenerator({context_key(it.context): it.candidates})
     else:
-        gen = resolve_generator(args.generator, top_p=args.top_p, top_k=args.top_k,
-                                temperature=args.temperature, max_new_tokens=args.max_new_tokens,
-                                threads=args.threads, device=args.device)
+        gen = resolve_generator(
+            args.generator,
+            top_p=args.top_p,
+            top_k=args.top_k,
+            temperature=args.temperature,
+            max_new_tokens=args.max_new_tokens,
+            threads=args.threads,
+            device=args.device,
+        )
         run_settings.update(getattr(gen, "settings", {}))
 
         def generator_for(it):
             return gen
-    metric_options = {"tokenizer": args.tokenizer, "nli_model": args.nli_model,
-                      "embedding_model": args.embedding_model, "device": args.device,
-                      "batch_size": args.batch_size, "cache_dir": args.cache_dir}
+
+    metric_options = {
+        "tokenizer": args.tokenizer,
+        "nli_model": args.nli_model,
+        "embedding_model": args.embedding_model,
+        "device": args.device,
+        "batch_size": args.batch_size,
+        "cache_dir": args.cache_dir,
+    }
     metric_options = {k: v for k, v in metric_options.items() if v is not None}
-    run_settings.update({f"metric_{k}": v for k, v in metric_options.items()
-                         if k in ("tokenizer", "nli_model", "embedding_model")})
-    records = run_threshold_generation(items, generator_for, args.metric, args.out, run_settings,
-                                       threshold=args.threshold, n=args.n,
-                                       max_samples=args.max_samples, seed=args.seed,
-                                       keep=args.keep, progress=None, metric_options=metric_options,
-                                       with_bertscore=args.bertscore)
+    run_settings.update(
+        {
+            f"metric_{k}": v
+            for k, v in metric_options.items()
+            if k in ("tokenizer", "nli_model", "embedding_model")
+        }
+    )
+    records = run_threshold_generation(
+        items,
+        generator_for,
+        args.metric,
+        args.out,
+        run_settings,
+        threshold=args.threshold,
+        n=args.n,
+        max_samples=args.max_samples,
+        seed=args.seed,
+        keep=args.keep,
+        progress=None,
+        metric_options=metric_options,
+        with_bertscore=args.bertscore,
+    )
     summary = summarize(records)
     if args.json:
         print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
         print(summary_tables(summary, args.input))
     return 0
-

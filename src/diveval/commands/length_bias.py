@@ -21,28 +21,61 @@ or resp_* columns, or `chitchat` (every message of the chitchat-dataset package)
 
 
 def add_parser(sub):
-    p = sub.add_parser("length-bias", help="metric against response length (EAD paper, Figure 1)",
-                       description="For each length L draw sets of responses of exactly L tokens "
-                                   "(from the EAD paper's designated distribution and/or a corpus), "
-                                   "score each set, and fit the slope of each metric against L.",
-                       epilog=EPILOG, formatter_class=help_formatter())
-    p.add_argument("--corpus", default=None, help="a corpus of responses (see below); also runs the designated distribution unless --no-designated")
-    p.add_argument("--no-designated", action="store_true", help="with --corpus: skip the designated distribution")
-    p.add_argument("--lengths", default="5:40:5", help="START:END[:STEP] (inclusive) or L1,L2,... (default 5:40:5)")
-    p.add_argument("--metric", "-m", action="append", dest="metrics", metavar="NAME",
-                   help="a corpus metric (repeatable); default distinct-1 and ead")
+    p = sub.add_parser(
+        "length-bias",
+        help="metric against response length (EAD paper, Figure 1)",
+        description="For each length L draw sets of responses of exactly L tokens "
+        "(from the EAD paper's designated distribution and/or a corpus), "
+        "score each set, and fit the slope of each metric against L.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    p.add_argument(
+        "--corpus",
+        default=None,
+        help="a corpus of responses (see below); also runs the designated distribution unless --no-designated",
+    )
+    p.add_argument(
+        "--no-designated",
+        action="store_true",
+        help="with --corpus: skip the designated distribution",
+    )
+    p.add_argument(
+        "--lengths",
+        default="5:40:5",
+        help="START:END[:STEP] (inclusive) or L1,L2,... (default 5:40:5)",
+    )
+    p.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar="NAME",
+        help="a corpus metric (repeatable); default distinct-1 and ead",
+    )
     p.add_argument("--sets", type=int, default=10, help="sets drawn per length (default 10)")
     p.add_argument("--responses", type=int, default=2000, help="responses per set (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--v", type=int, default=30522, help="designated distribution's v (default 30522)")
+    p.add_argument(
+        "--v", type=int, default=30522, help="designated distribution's v (default 30522)"
+    )
     p.add_argument("--tokenizer", default="whitespace", help="how the corpus is split into tokens")
     p.add_argument("--lowercase", action="store_true", help="lower-case the corpus first")
-    p.add_argument("--vocab", default=None,
-                   help="EAD's V for the corpus: an integer (default 30522) or a text file whose "
-                        "distinct tokens are counted; the designated run uses --v")
-    p.add_argument("--min-pool", type=int, default=100,
-                   help="corpus: skip lengths with fewer responses than this (default 100)")
-    p.add_argument("--plot", default=None, metavar="OUT.png", help="write a PNG plot (needs diveval[plots])")
+    p.add_argument(
+        "--vocab",
+        default=None,
+        help="EAD's V for the corpus: an integer (default 30522) or a text file whose "
+        "distinct tokens are counted; the designated run uses --v",
+    )
+    p.add_argument(
+        "--min-pool",
+        type=int,
+        default=100,
+        help="corpus: skip lengths with fewer responses than this (default 100)",
+    )
+    p.add_argument(
+        "--plot", default=None, metavar="OUT.png", help="write a PNG plot (needs diveval[plots])"
+    )
     add_json_flag(p)
     return p
 
@@ -55,8 +88,10 @@ def load_corpus(spec: str) -> tuple[list[str], str]:
         try:
             import chitchat_dataset
         except ImportError:
-            raise InputError("--corpus chitchat needs the chitchat-dataset package "
-                             "(pip install chitchat-dataset)") from None
+            raise InputError(
+                "--corpus chitchat needs the chitchat-dataset package "
+                "(pip install chitchat-dataset)"
+            ) from None
         return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
     from ..io.readers import read_responses
 
@@ -73,18 +108,38 @@ def run(args) -> int:
     metrics = args.metrics or list(DEFAULT_METRICS)
     if args.no_designated and not args.corpus:
         raise InputError("--no-designated needs --corpus")
-    common = dict(lengths=lengths, metrics=metrics, n_sets=args.sets, n_responses=args.responses,
-                  seed=args.seed, v=args.v)
+    common = dict(
+        lengths=lengths,
+        metrics=metrics,
+        n_sets=args.sets,
+        n_responses=args.responses,
+        seed=args.seed,
+        v=args.v,
+    )
     runs = []
     if not args.no_designated:
-        runs.append(length_bias("designated", **common,
-                                progress=lambda it: track(it, "designated", total=len(lengths) * args.sets)))
+        runs.append(
+            length_bias(
+                "designated",
+                **common,
+                progress=lambda it: track(it, "designated", total=len(lengths) * args.sets),
+            )
+        )
     if args.corpus:
         texts, name = load_corpus(args.corpus)
         vocab = parse_vocab(args.vocab)
-        runs.append(length_bias(texts, **common, tokenizer=args.tokenizer, lowercase=args.lowercase,
-                                vocab=vocab, name=name, min_pool=args.min_pool,
-                                progress=lambda it: track(it, name, total=len(lengths) * args.sets)))
+        runs.append(
+            length_bias(
+                texts,
+                **common,
+                tokenizer=args.tokenizer,
+                lowercase=args.lowercase,
+                vocab=vocab,
+                name=name,
+                min_pool=args.min_pool,
+                progress=lambda it: track(it, name, total=len(lengths) * args.sets),
+            )
+        )
     if args.plot:
         plot_length_bias(runs, args.plot)
     if args.json:
@@ -106,26 +161,43 @@ def format_runs(runs) -> str:
     for r in runs:
         metrics = list(r.scores)
         cols = ["length"] + (["pool"] if r.pool else []) + metrics
-        rows = [[L] + ([r.pool[L]] if r.pool else [])
-                + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
-                for i, L in enumerate(r.lengths)]
+        rows = [
+            [L]
+            + ([r.pool[L]] if r.pool else [])
+            + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
+            for i, L in enumerate(r.lengths)
+        ]
         title = f"{r.source}: mean ± sd over {r.n_sets} sets of {r.n_responses} responses"
         blocks.append(render_table(title, cols, rows))
         trend_rows = []
         for m in metrics:
             t = r.trends[m]
-            trend_rows.append([m, f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
-                               f"{t.first:.4f} -> {t.last:.4f}", f"{t.relative_change:+.1%}"])
-        blocks.append(render_table(f"{r.source}: slope per token (OLS, 95% t interval)",
-                                   ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
-                                   trend_rows))
+            trend_rows.append(
+                [
+                    m,
+                    f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
+                    f"{t.first:.4f} -> {t.last:.4f}",
+                    f"{t.relative_change:+.1%}",
+                ]
+            )
+        blocks.append(
+            render_table(
+                f"{r.source}: slope per token (OLS, 95% t interval)",
+                ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
+                trend_rows,
+            )
+        )
         small = [L for L in r.lengths if r.pool and r.pool[L] < r.n_responses]
         if small:
-            blocks.append(f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
-                          "which lowers both metrics): " + ", ".join(map(str, small)))
+            blocks.append(
+                f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
+                "which lowers both metrics): " + ", ".join(map(str, small))
+            )
         if r.missing:
-            blocks.append("lengths skipped, too few responses in the corpus: "
-                          + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing))
+            blocks.append(
+                "lengths skipped, too few responses in the corpus: "
+                + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing)
+            )
         sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
         blocks.append("signatures:\n" + sigs)
     return "\n".join(blocks)

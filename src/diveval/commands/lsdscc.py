@@ -17,25 +17,41 @@ JSON's order) with the hypotheses separated by </s>.
 
 
 def add_parser(sub):
-    p = sub.add_parser("lsdscc", help="LSDSCC MaxBLEU / MDS / PDS against grouped references",
-                       description="Score hypothesis sets against human reference groups with the LSDSCC\n"
-                                   "metrics (Xu et al., NAACL 2018): each hypothesis is aligned to its\n"
-                                   "best-scoring group (the first on ties); MDS = share of groups covered,\n"
-                                   "PDS = share of references in covered groups, MaxBLEU = mean best score.\n"
-                                   "Values are means over queries.",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "lsdscc",
+        help="LSDSCC MaxBLEU / MDS / PDS against grouped references",
+        description="Score hypothesis sets against human reference groups with the LSDSCC\n"
+        "metrics (Xu et al., NAACL 2018): each hypothesis is aligned to its\n"
+        "best-scoring group (the first on ties); MDS = share of groups covered,\n"
+        "PDS = share of references in covered groups, MaxBLEU = mean best score.\n"
+        "Values are means over queries.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     p.add_argument("groups", help="reference groups, JSON {query: {group_id: [references]}}")
     p.add_argument("hypotheses", help="one line per query, hypotheses separated by </s>")
-    p.add_argument("--queries", default=None,
-                   help="a file with one query per line; checked against the JSON's queries, in order")
-    p.add_argument("--aligner", default="bleu", choices=["bleu", "nltk-bleu", "nist", "embedding"],
-                   help="bleu (default: the authors' add-one BLEU-4 without brevity penalty), "
-                        "nltk-bleu, nist, embedding (needs the models extra)")
+    p.add_argument(
+        "--queries",
+        default=None,
+        help="a file with one query per line; checked against the JSON's queries, in order",
+    )
+    p.add_argument(
+        "--aligner",
+        default="bleu",
+        choices=["bleu", "nltk-bleu", "nist", "embedding"],
+        help="bleu (default: the authors' add-one BLEU-4 without brevity penalty), "
+        "nltk-bleu, nist, embedding (needs the models extra)",
+    )
     p.add_argument("--eos", default="</s>", help="separator of hypotheses on a line (default </s>)")
-    p.add_argument("--alignment", action="store_true",
-                   help="show which group each hypothesis is aligned to (with --json: include it)")
+    p.add_argument(
+        "--alignment",
+        action="store_true",
+        help="show which group each hypothesis is aligned to (with --json: include it)",
+    )
     g = p.add_argument_group("embedding aligner")
-    g.add_argument("--embedding-model", default=None, help="sentence-transformers model name or folder")
+    g.add_argument(
+        "--embedding-model", default=None, help="sentence-transformers model name or folder"
+    )
     g.add_argument("--device", default=None, help="cpu, cuda, ...")
     g.add_argument("--batch-size", type=int, default=None, help="model batch size")
     add_json_flag(p)
@@ -48,30 +64,66 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     data = read_lsdscc(args.groups, args.hypotheses, args.queries, args.eos)
-    options = {k: v for k, v in (("embedding_model", args.embedding_model), ("device", args.device),
-                                 ("batch_size", args.batch_size)) if v is not None}
-    res = lsdscc_corpus(data.hypothesis_sets, data.reference_groups, args.aligner,
-                        queries=data.queries, progress=True, **options)
+    options = {
+        k: v
+        for k, v in (
+            ("embedding_model", args.embedding_model),
+            ("device", args.device),
+            ("batch_size", args.batch_size),
+        )
+        if v is not None
+    }
+    res = lsdscc_corpus(
+        data.hypothesis_sets,
+        data.reference_groups,
+        args.aligner,
+        queries=data.queries,
+        progress=True,
+        **options,
+    )
     names = {"max_bleu": "MaxBLEU", "mds": "MDS", "pds": "PDS"}
     if args.json:
-        out = {"groups": args.groups, "hypotheses": args.hypotheses, "queries": len(data.queries),
-               "aligner": res.aligner, "signature": res.signature,
-               "scores": {k: getattr(res, k) for k in names}}
+        out = {
+            "groups": args.groups,
+            "hypotheses": args.hypotheses,
+            "queries": len(data.queries),
+            "aligner": res.aligner,
+            "signature": res.signature,
+            "scores": {k: getattr(res, k) for k in names},
+        }
         if args.alignment:
             out["sets"] = [s.to_dict() for s in res.sets]
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     title = f"LSDSCC of {args.hypotheses}: {len(data.queries)} queries (mean over queries)"
-    print(render_table(title, ["metric", "value", "signature"],
-                       [(label, getattr(res, k), res.signature) for k, label in names.items()]))
+    print(
+        render_table(
+            title,
+            ["metric", "value", "signature"],
+            [(label, getattr(res, k), res.signature) for k, label in names.items()],
+        )
+    )
     if args.alignment:
         rows = []
         for i, s in enumerate(res.sets):
             hyps = data.hypothesis_sets[i]
             for j, (h, gid, best) in enumerate(zip(hyps, s.alignment, s.best)):
                 first = j == 0
-                rows.append((str(i) if first else "", s.mds if first else "", s.pds if first else "",
-                             h, gid, best))
-        print(render_table("alignment (query index, hypothesis -> group, aligner score)",
-                           ["query", "MDS", "PDS", "hypothesis", "group", "score"], rows))
+                rows.append(
+                    (
+                        str(i) if first else "",
+                        s.mds if first else "",
+                        s.pds if first else "",
+                        h,
+                        gid,
+                        best,
+                    )
+                )
+        print(
+            render_table(
+                "alignment (query index, hypothesis -> group, aligner score)",
+                ["query", "MDS", "PDS", "hypothesis", "group", "score"],
+                rows,
+            )
+        )
     return 0

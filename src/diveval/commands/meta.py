@@ -18,26 +18,51 @@ is Tevet & Berant's absHDS line: the human score taken as a metric.
 
 
 def add_parser(sub):
-    p = sub.add_parser("meta", help="meta-evaluation of metrics (Tevet & Berant tests)",
-                       description="Meta-evaluation: does a diversity metric track diversity?",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "meta",
+        help="meta-evaluation of metrics (Tevet & Berant tests)",
+        description="Meta-evaluation: does a diversity metric track diversity?",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     msub = p.add_subparsers(dest="meta_command", metavar="TEST", parser_class=type(p))
-    t = msub.add_parser("tevet", help="Tevet & Berant (2021) tests on their CSV format",
-                        description="Spearman/Pearson of each metric with label_value (the "
-                                    "diversity parameter) and metric_abs_hds_mean (humans), the "
-                                    "best threshold classifier's accuracy for a binary parameter, "
-                                    "with bootstrap intervals (default: the NLI Diversity paper's "
-                                    "1,000 resamples of half the rows).",
-                        epilog=EPILOG, formatter_class=help_formatter())
-    t.add_argument("inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files")
-    t.add_argument("--metric", "-m", action="append", dest="metrics", metavar="NAME", required=True,
-                   help="a registered metric or a metric_* column (repeatable)")
-    t.add_argument("--tokenizer", default="tevet", help="tokenizer of registered metrics (default tevet)")
+    t = msub.add_parser(
+        "tevet",
+        help="Tevet & Berant (2021) tests on their CSV format",
+        description="Spearman/Pearson of each metric with label_value (the "
+        "diversity parameter) and metric_abs_hds_mean (humans), the "
+        "best threshold classifier's accuracy for a binary parameter, "
+        "with bootstrap intervals (default: the NLI Diversity paper's "
+        "1,000 resamples of half the rows).",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    t.add_argument(
+        "inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files"
+    )
+    t.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar="NAME",
+        required=True,
+        help="a registered metric or a metric_* column (repeatable)",
+    )
+    t.add_argument(
+        "--tokenizer", default="tevet", help="tokenizer of registered metrics (default tevet)"
+    )
     t.add_argument("--lowercase", action="store_true", help="lower-case before tokenizing")
-    t.add_argument("--decimals", type=int, default=None,
-                   help="round computed per-row values to this many decimals first (the authors' "
-                        "columns have 3)")
-    t.add_argument("--values", action="store_true", help="with --json: include per-row metric values")
+    t.add_argument(
+        "--decimals",
+        type=int,
+        default=None,
+        help="round computed per-row values to this many decimals first (the authors' "
+        "columns have 3)",
+    )
+    t.add_argument(
+        "--values", action="store_true", help="with --json: include per-row metric values"
+    )
     from .correlate import add_bootstrap_options
     from .score import add_model_options
 
@@ -62,24 +87,48 @@ def run_tevet(args) -> int:
     from ..meta.tevet import tevet_test
     from ..report.progress import track
 
-    options = {k: getattr(args, k) for k in ("nli_model", "embedding_model", "device",
-                                             "batch_size", "cache_dir") if getattr(args, k, None)}
+    options = {
+        k: getattr(args, k)
+        for k in ("nli_model", "embedding_model", "device", "batch_size", "cache_dir")
+        if getattr(args, k, None)
+    }
     results = {}
-    for path in track(args.inputs, "Tevet & Berant tests", total=len(args.inputs),
-                      enabled=None if len(args.inputs) > 1 else False):
+    for path in track(
+        args.inputs,
+        "Tevet & Berant tests",
+        total=len(args.inputs),
+        enabled=None if len(args.inputs) > 1 else False,
+    ):
         try:
-            results[path] = tevet_test(path, args.metrics, tokenizer=args.tokenizer,
-                                       lowercase=args.lowercase, n_resamples=args.resamples or None,
-                                       confidence=args.confidence, fraction=args.fraction,
-                                       replace=not args.no_replace, seed=args.seed,
-                                       decimals=args.decimals, progress=True, **options)
+            results[path] = tevet_test(
+                path,
+                args.metrics,
+                tokenizer=args.tokenizer,
+                lowercase=args.lowercase,
+                n_resamples=args.resamples or None,
+                confidence=args.confidence,
+                fraction=args.fraction,
+                replace=not args.no_replace,
+                seed=args.seed,
+                decimals=args.decimals,
+                progress=True,
+                **options,
+            )
         except InputError as exc:
             if exc.path is None:
                 raise InputError(exc.problem, path) from None
             raise
     if args.json:
-        print(json.dumps({"tests": {p: [r.to_dict(args.values) for r in rows]
-                                    for p, rows in results.items()}}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "tests": {
+                        p: [r.to_dict(args.values) for r in rows] for p, rows in results.items()
+                    }
+                },
+                indent=2,
+            )
+        )
         return 0
     print(format_tevet(results))
     return 0
@@ -106,8 +155,10 @@ def format_tevet(results) -> str:
         for r in rows:
             cells = [r.metric, r.n, _cell(r.parameter["spearman"]), _cell(r.parameter["pearson"])]
             if has_human:
-                cells += [_cell(r.human["spearman"]) if r.human else "-",
-                          _cell(r.human["pearson"]) if r.human else "-"]
+                cells += [
+                    _cell(r.human["spearman"]) if r.human else "-",
+                    _cell(r.human["pearson"]) if r.human else "-",
+                ]
             if has_acc:
                 a = r.accuracy
                 cells.append("-" if a is None else _interval_text(a.value, a.interval))

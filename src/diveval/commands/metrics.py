@@ -8,9 +8,13 @@ from . import add_json_flag, help_formatter
 
 
 def add_parser(sub):
-    p = sub.add_parser("metrics", help="list the available metrics",
-                       description="List every registered metric with its settings and description.",
-                       epilog="example:\n  diveval metrics --json", formatter_class=help_formatter())
+    p = sub.add_parser(
+        "metrics",
+        help="list the available metrics",
+        description="List every registered metric with its settings and description.",
+        epilog="example:\n  diveval metrics --json",
+        formatter_class=help_formatter(),
+    )
     add_json_flag(p)
     return p
 
@@ -21,9 +25,20 @@ def run(args) -> int:
 
     metrics = all_metrics()
     if args.json:
-        print(json.dumps({n: {"description": m.description, "settings": list(m.settings),
-                              "extra": m.extra, "default": m.default}
-                          for n, m in metrics.items()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    n: {
+                        "description": m.description,
+                        "settings": list(m.settings),
+                        "extra": m.extra,
+                        "default": m.default,
+                    }
+                    for n, m in metrics.items()
+                },
+                indent=2,
+            )
+        )
         return 0
     rows = [(n, "/".join(m.settings), m.extra or "-", m.description) for n, m in metrics.items()]
     print(render_table("diveval metrics", ["name", "settings", "extra", "description"], rows))

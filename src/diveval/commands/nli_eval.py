@@ -17,13 +17,20 @@ SNLI and MultiNLI slices, dialogue-nli-gu test, ANLI R1 dev, SICK test, XNLI-en 
 
 
 def add_parser(sub):
-    p = sub.add_parser("nli-eval", help="evaluate an NLI model on held-out NLI sets",
-                       description="Accuracy, per-class F1 and the majority-class baseline of an NLI "
-                                   "model on the held-out sets of the labelled NLI data.",
-                       epilog=EPILOG, formatter_class=help_formatter())
+    p = sub.add_parser(
+        "nli-eval",
+        help="evaluate an NLI model on held-out NLI sets",
+        description="Accuracy, per-class F1 and the majority-class baseline of an NLI "
+        "model on the held-out sets of the labelled NLI data.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
     p.add_argument("--model", default=None, help="model name or path (default: the shipped model)")
-    p.add_argument("--data", default=None,
-                   help="the folder of labelled NLI pairs (default: $DIVEVAL_NLI_DATA or ../shared/data/nli)")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="the folder of labelled NLI pairs (default: $DIVEVAL_NLI_DATA or ../shared/data/nli)",
+    )
     p.add_argument("--limit", type=int, default=None, help="only the first N pairs of each set")
     p.add_argument("--batch-size", type=int, default=None, help="model batch size")
     add_json_flag(p)
@@ -43,6 +50,8 @@ def run(args) -> int:
     model = load_nli_model(args.model, **kwargs)
     # evaluate_nli calls progress(set, n) before each set: step a bar over the set names with it.
     bar = track(EVAL_SET_NAMES, "NLI held-out sets", total=len(EVAL_SET_NAMES))
-    result = evaluate_nli(model, data_dir, limit=args.limit, progress=lambda name, n: next(bar, None))
+    result = evaluate_nli(
+        model, data_dir, limit=args.limit, progress=lambda name, n: next(bar, None)
+    )
     print(json.dumps(result, indent=2) if args.json else format_nli_report(result))
     return 0

@@ -12,21 +12,39 @@ EPILOG = """examples:
 
 
 def add_parser(sub):
-    p = sub.add_parser("thresholds", help="percentile of a diversity metric over human response sets",
-                       description="The threshold Diversity Threshold Generation aims at: the given "
-                                   "percentile of a sets metric over human response sets (Stasaski & "
-                                   "Hearst 2022 use the 90th percentile over DailyDialog++'s five "
-                                   "positive responses per context).",
-                       epilog=EPILOG, formatter_class=help_formatter())
-    p.add_argument("input", help='JSON lines: DailyDialog++ records or {"responses": [...]} per line')
-    p.add_argument("--metric", "-m", action="append", dest="metrics", metavar="NAME",
-                   help="a preset (avg-distinct, sent-bert, nli) or a sets metric (repeatable; "
-                        "default: avg-distinct)")
+    p = sub.add_parser(
+        "thresholds",
+        help="percentile of a diversity metric over human response sets",
+        description="The threshold Diversity Threshold Generation aims at: the given "
+        "percentile of a sets metric over human response sets (Stasaski & "
+        "Hearst 2022 use the 90th percentile over DailyDialog++'s five "
+        "positive responses per context).",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    p.add_argument(
+        "input", help='JSON lines: DailyDialog++ records or {"responses": [...]} per line'
+    )
+    p.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar="NAME",
+        help="a preset (avg-distinct, sent-bert, nli) or a sets metric (repeatable; "
+        "default: avg-distinct)",
+    )
     p.add_argument("--percentile", "-p", type=float, default=90.0, help="default 90")
-    p.add_argument("--field", default=None,
-                   help='which list holds a set (default: "responses", or "positive_responses")')
-    p.add_argument("--tokenizer", default=None,
-                   help="tokenizer of lexical metrics (the avg-distinct preset uses tevet)")
+    p.add_argument(
+        "--field",
+        default=None,
+        help='which list holds a set (default: "responses", or "positive_responses")',
+    )
+    p.add_argument(
+        "--tokenizer",
+        default=None,
+        help="tokenizer of lexical metrics (the avg-distinct preset uses tevet)",
+    )
     p.add_argument("--lowercase", action="store_true", help="lower-case before tokenizing")
     from .score import add_model_options
 
@@ -44,17 +62,43 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     sets = read_response_sets(args.input, args.field)
-    options = {"tokenizer": args.tokenizer, "lowercase": args.lowercase or None,
-               "nli_model": args.nli_model, "embedding_model": args.embedding_model,
-               "device": args.device, "batch_size": args.batch_size, "cache_dir": args.cache_dir}
-    results = [percentile_threshold(sets, m, args.percentile, **options)
-               for m in (args.metrics or ["avg-distinct"])]
+    options = {
+        "tokenizer": args.tokenizer,
+        "lowercase": args.lowercase or None,
+        "nli_model": args.nli_model,
+        "embedding_model": args.embedding_model,
+        "device": args.device,
+        "batch_size": args.batch_size,
+        "cache_dir": args.cache_dir,
+    }
+    results = [
+        percentile_threshold(sets, m, args.percentile, **options)
+        for m in (args.metrics or ["avg-distinct"])
+    ]
     if args.json:
-        print(json.dumps({"input": args.input, "thresholds": [r.to_dict() for r in results]}, indent=2))
+        print(
+            json.dumps(
+                {"input": args.input, "thresholds": [r.to_dict() for r in results]}, indent=2
+            )
+        )
         return 0
     paper = {p.metric: p.threshold for p in PRESETS.values()}
-    rows = [(r.metric, f"{r.value:.4f}", f"{r.value:.2f}", f"{r.mean:.4f}",
-             f"{paper[r.metric]:g}" if r.metric in paper else "-", r.signature) for r in results]
-    print(render_table(f"{args.input}: {len(sets)} sets, {args.percentile:g}th percentile",
-                       ["metric", "threshold", "rounded", "mean", "paper", "signature"], rows))
+    rows = [
+        (
+            r.metric,
+            f"{r.value:.4f}",
+            f"{r.value:.2f}",
+            f"{r.mean:.4f}",
+            f"{paper[r.metric]:g}" if r.metric in paper else "-",
+            r.signature,
+        )
+        for r in results
+    ]
+    print(
+        render_table(
+            f"{args.input}: {len(sets)} sets, {args.percentile:g}th percentile",
+            ["metric", "threshold", "rounded", "mean", "paper", "signature"],
+            rows,
+        )
+    )
     return 0

@@ -32,8 +32,16 @@ def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
 
     tok = get_tokenizer(BLEU_SETTINGS["tokenizer"], lowercase=BLEU_SETTINGS["lowercase"])
     refs = [tok(r) for r in references]
-    return float(np.mean([sentence_bleu(tok(h), refs, max_n=BLEU_SETTINGS["max_n"],
-                                        smoothing=BLEU_SETTINGS["smoothing"]) for h in responses]))
+    return float(
+        np.mean(
+            [
+                sentence_bleu(
+                    tok(h), refs, max_n=BLEU_SETTINGS["max_n"], smoothing=BLEU_SETTINGS["smoothing"]
+                )
+                for h in responses
+            ]
+        )
+    )
 
 
 def set_bertscore(responses: Sequence[str], references: Sequence[str]) -> float:
@@ -63,13 +71,23 @@ def read_finished(path: str, run: dict[str, Any]) -> dict[str, dict]:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 if end >= len(raw):  # the cut last line of an interrupted run
                     break
-                raise InputError("not a diveval generate output (a line is not JSON)", path, lineno) from None
+                raise InputError(
+                    "not a diveval generate output (a line is not JSON)", path, lineno
+                ) from None
             if not isinstance(rec, dict) or "id" not in rec or "run" not in rec:
-                raise InputError("not a diveval generate output (a record has no id/run)", path, lineno)
+                raise InputError(
+                    "not a diveval generate output (a record has no id/run)", path, lineno
+                )
             if rec["run"] != run:
-                diff = sorted(k for k in set(rec["run"]) | set(run) if rec["run"].get(k) != run.get(k))
-                raise InputError(f"was written by a run with other settings ({', '.join(diff)}); "
-                                 f"choose another --out or delete it", path, lineno)
+                diff = sorted(
+                    k for k in set(rec["run"]) | set(run) if rec["run"].get(k) != run.get(k)
+                )
+                raise InputError(
+                    f"was written by a run with other settings ({', '.join(diff)}); "
+                    f"choose another --out or delete it",
+                    path,
+                    lineno,
+                )
             done[str(rec["id"])] = rec
         good_end = min(end, len(raw))
         pos = end
@@ -82,12 +100,23 @@ def read_finished(path: str, run: dict[str, Any]) -> dict[str, dict]:
     return done
 
 
-def run_threshold_generation(items: Iterable[Any], generator_for: Callable[[Any], Any], metric: Any,
-                             out: str, run: dict[str, Any], *, threshold: Optional[float] = None,
-                             n: int = 5, max_samples: int = 20, seed: int = 0, keep: str = "last",
-                             progress: Optional[bool] = None, metric_options: Optional[dict] = None,
-                             with_bertscore: bool = False,
-                             on_record: Optional[Callable[[dict], None]] = None) -> list[dict]:
+def run_threshold_generation(
+    items: Iterable[Any],
+    generator_for: Callable[[Any], Any],
+    metric: Any,
+    out: str,
+    run: dict[str, Any],
+    *,
+    threshold: Optional[float] = None,
+    n: int = 5,
+    max_samples: int = 20,
+    seed: int = 0,
+    keep: str = "last",
+    progress: Optional[bool] = None,
+    metric_options: Optional[dict] = None,
+    with_bertscore: bool = False,
+    on_record: Optional[Callable[[dict], None]] = None,
+) -> list[dict]:
     """Threshold generation for every ``ContextItem`` not yet in ``out``; returns all records
     (earlier ones first). ``generator_for(item)`` gives the item's generator (a pool generator is
     built per context; a model is shared). ``run`` is the dict of settings stored in each record."""
@@ -101,16 +130,30 @@ def run_threshold_generation(items: Iterable[Any], generator_for: Callable[[Any]
     os.makedirs(folder, exist_ok=True)
     with open(out, "a", encoding="utf-8") as fh:
         for it in track(todo, "threshold generation", total=len(todo), enabled=progress):
-            res = threshold_generate(it.context, generator_for(it), metric, threshold, n=n,
-                                     max_samples=max_samples, seed=seed, keep=keep, **(metric_options or {}))
+            res = threshold_generate(
+                it.context,
+                generator_for(it),
+                metric,
+                threshold,
+                n=n,
+                max_samples=max_samples,
+                seed=seed,
+                keep=keep,
+                **(metric_options or {}),
+            )
             rec = {"id": it.id, **res.to_dict(), "run": run}
             if it.references:
-                rec["relevance"] = {"bleu": {"start": set_relevance(res.start, it.references),
-                                             "end": set_relevance(res.end, it.references)}}
+                rec["relevance"] = {
+                    "bleu": {
+                        "start": set_relevance(res.start, it.references),
+                        "end": set_relevance(res.end, it.references),
+                    }
+                }
                 if with_bertscore:
                     rec["relevance"]["bertscore"] = {
                         "start": set_bertscore(res.start, it.references),
-                        "end": set_bertscore(res.end, it.references)}
+                        "end": set_bertscore(res.end, it.references),
+                    }
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             fh.flush()
             records.append(rec)
@@ -131,27 +174,42 @@ def summarize(records: Sequence[dict]) -> dict[str, Any]:
         "threshold": records[0]["threshold"],
         "start_diversity": float(start.mean()),
         "end_diversity": float(end.mean()),
-        "change_pct": float((end.mean() - start.mean()) / abs(start.mean()) * 100) if start.mean() else None,
+        "change_pct": float((end.mean() - start.mean()) / abs(start.mean()) * 100)
+        if start.mean()
+        else None,
         "mean_samples": float(np.mean([r["samples"] for r in records])),
         "reached": float(np.mean([r["reached"] for r in records])),
-        "reached_at_start": float(np.mean([r["samples"] == len(r["start"]) and r["reached"] for r in records])),
+        "reached_at_start": float(
+            np.mean([r["samples"] == len(r["start"]) and r["reached"] for r in records])
+        ),
         "mean_overlap": float(np.mean([r["overlap"] for r in records])),
         "end_below_start": int((end < start).sum()),
-        "stops": {s: sum(r["stop"] == s for r in records) for s in ("reached", "budget", "exhausted")},
+        "stops": {
+            s: sum(r["stop"] == s for r in records) for s in ("reached", "budget", "exhausted")
+        },
     }
     reported = sorted({k for r in records for k in r.get("report", {})})
     for k in reported:
         rs = [r["report"][k] for r in records if k in r.get("report", {})]
-        out.setdefault("report", {})[k] = {"start": float(np.mean([x["start"] for x in rs])),
-                                           "end": float(np.mean([x["end"] for x in rs]))}
+        out.setdefault("report", {})[k] = {
+            "start": float(np.mean([x["start"] for x in rs])),
+            "end": float(np.mean([x["end"] for x in rs])),
+        }
     rel = [r["relevance"]["bleu"] for r in records if "relevance" in r]
     if rel:
-        out["relevance"] = {"bleu": {"start": float(np.mean([x["start"] for x in rel])),
-                                     "end": float(np.mean([x["end"] for x in rel])),
-                                     "contexts": len(rel), **BLEU_SETTINGS}}
+        out["relevance"] = {
+            "bleu": {
+                "start": float(np.mean([x["start"] for x in rel])),
+                "end": float(np.mean([x["end"] for x in rel])),
+                "contexts": len(rel),
+                **BLEU_SETTINGS,
+            }
+        }
         bs = [r["relevance"]["bertscore"] for r in records if "bertscore" in r.get("relevance", {})]
         if bs:
-            out["relevance"]["bertscore"] = {"start": float(np.mean([x["start"] for x in bs])),
-                                             "end": float(np.mean([x["end"] for x in bs])),
-                                             "contexts": len(bs)}
+            out["relevance"]["bertscore"] = {
+                "start": float(np.mean([x["start"] for x in bs])),
+                "end": float(np.mean([x["end"] for x in bs])),
+                "contexts": len(bs),
+            }
     return out

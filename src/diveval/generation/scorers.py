@@ -51,8 +51,10 @@ class MetricScorer:
 
         self.metric = get_metric(metric)
         if not self.metric.supports(SETS):
-            raise InputError(f"metric {metric!r} does not score response sets; threshold "
-                             f"generation needs a sets metric")
+            raise InputError(
+                f"metric {metric!r} does not score response sets; threshold "
+                f"generation needs a sets metric"
+            )
         self.name = metric
         self.options = {k: v for k, v in options.items() if v is not None}
         self.signature = ""  # filled by the first score (it names the model and its weights)
@@ -72,7 +74,7 @@ class MetricScorer:
 
     def leave_one_out(self, responses: Sequence[str]) -> list[float]:
         items = list(responses)
-        subsets = [items[:i] + items[i + 1:] for i in range(len(items))]
+        subsets = [items[:i] + items[i + 1 :] for i in range(len(items))]
         return self._scores(subsets).tolist()
 
     def __repr__(self) -> str:
@@ -82,8 +84,12 @@ class MetricScorer:
 class FunctionScorer:
     """A plain ``f(responses) -> float`` as a set scorer (leave-one-out by calling f n times)."""
 
-    def __init__(self, fn: Callable[[list[str]], float], name: Optional[str] = None,
-                 signature: Optional[str] = None):
+    def __init__(
+        self,
+        fn: Callable[[list[str]], float],
+        name: Optional[str] = None,
+        signature: Optional[str] = None,
+    ):
         self.fn = fn
         self.name = name or getattr(fn, "__name__", "function")
         self.signature = signature or f"{self.name}|function"
@@ -93,7 +99,7 @@ class FunctionScorer:
 
     def leave_one_out(self, responses: Sequence[str]) -> list[float]:
         items = list(responses)
-        return [float(self.fn(items[:i] + items[i + 1:])) for i in range(len(items))]
+        return [float(self.fn(items[:i] + items[i + 1 :])) for i in range(len(items))]
 
 
 @dataclass(frozen=True)
@@ -113,15 +119,26 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     # "more than 10 contradictions of the 20 ordered pairs of a set of 5"; the paper's tables
     # report Baseline NLI Diversity of the starting and ending sets.
-    "nli": Preset("nli", "nli-counts", 10.0, report="nli-baseline",
-                  note="more than 10 contradictions of 20 ordered pairs; reports nli-baseline"),
+    "nli": Preset(
+        "nli",
+        "nli-counts",
+        10.0,
+        report="nli-baseline",
+        note="more than 10 contradictions of 20 ordered pairs; reports nli-baseline",
+    ),
     # the 90th percentile of averaged distinct-n over DailyDialog++ dev human sets; Tevet &
     # Berant's tokenizer (`diveval thresholds` reproduces 0.98 with it).
-    "avg-distinct": Preset("avg-distinct", "avg-distinct", 0.98, options={"tokenizer": "tevet"},
-                           note="averaged distinct-1..5 above 0.98, Tevet tokenizer"),
+    "avg-distinct": Preset(
+        "avg-distinct",
+        "avg-distinct",
+        0.98,
+        options={"tokenizer": "tevet"},
+        note="averaged distinct-1..5 above 0.98, Tevet tokenizer",
+    ),
     # Sent-BERT diversity = minus the mean pairwise cosine.
-    "sent-bert": Preset("sent-bert", "sent-bert", -0.179,
-                        note="minus mean pairwise embedding cosine above -0.179"),
+    "sent-bert": Preset(
+        "sent-bert", "sent-bert", -0.179, note="minus mean pairwise embedding cosine above -0.179"
+    ),
 }
 
 
@@ -145,9 +162,13 @@ def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: An
     elif callable(metric):
         scorer = FunctionScorer(metric)
     else:
-        raise InputError(f"a metric must be a preset ({', '.join(PRESETS)}), a registered metric "
-                         f"name, a set scorer or a function; got {type(metric).__name__}")
+        raise InputError(
+            f"a metric must be a preset ({', '.join(PRESETS)}), a registered metric "
+            f"name, a set scorer or a function; got {type(metric).__name__}"
+        )
     if threshold is None:
-        raise InputError(f"metric {getattr(scorer, 'name', metric)!r} is not a preset: "
-                         f"give a threshold (presets: {', '.join(PRESETS)})")
+        raise InputError(
+            f"metric {getattr(scorer, 'name', metric)!r} is not a preset: "
+            f"give a threshold (presets: {', '.join(PRESETS)})"
+        )
     return scorer, float(threshold), report

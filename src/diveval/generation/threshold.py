@@ -85,14 +85,22 @@ class ThresholdResult:
             out["report"] = {k: dict(v) for k, v in self.report.items()}
         if with_steps:
             out["steps"] = [
-                {"score_before": s.score_before, "subset_scores": list(s.subset_scores),
-                 "dropped_index": s.dropped_index, "dropped": s.dropped, "added": s.added}
-                for s in self.steps]
+                {
+                    "score_before": s.score_before,
+                    "subset_scores": list(s.subset_scores),
+                    "dropped_index": s.dropped_index,
+                    "dropped": s.dropped,
+                    "added": s.added,
+                }
+                for s in self.steps
+            ]
         return out
 
 
 def _draw(generator, context, k: int, seed: int) -> list[str]:
-    return check_samples(generator.sample(context, k, seed), k, str(getattr(generator, "name", generator)))
+    return check_samples(
+        generator.sample(context, k, seed), k, str(getattr(generator, "name", generator))
+    )
 
 
 def _best_subset(subset_scores: Sequence[float]) -> int:
@@ -109,9 +117,19 @@ def _best_subset(subset_scores: Sequence[float]) -> int:
     return best_i
 
 
-def threshold_generate(context: Any, generator: Any, metric: Any, threshold: Optional[float] = None,
-                       n: int = 5, max_samples: int = 20, seed: int = 0, *,
-                       keep: str = "last", report: Any = None, **options: Any) -> ThresholdResult:
+def threshold_generate(
+    context: Any,
+    generator: Any,
+    metric: Any,
+    threshold: Optional[float] = None,
+    n: int = 5,
+    max_samples: int = 20,
+    seed: int = 0,
+    *,
+    keep: str = "last",
+    report: Any = None,
+    **options: Any,
+) -> ThresholdResult:
     """Diversity Threshold Generation for one context (see the module docstring).
 
     generator: any ``Generator`` (``sample(context, k, seed) -> list[str]``). metric: a preset

@@ -29,14 +29,24 @@ class ThresholdEstimate:
     signature: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "percentile": self.percentile, "value": self.value,
-                "sets": self.sets, "mean": self.mean, "method": self.method,
-                "signature": self.signature}
+        return {
+            "metric": self.metric,
+            "percentile": self.percentile,
+            "value": self.value,
+            "sets": self.sets,
+            "mean": self.mean,
+            "method": self.method,
+            "signature": self.signature,
+        }
 
 
-def percentile_threshold(sets: Sequence[Sequence[str]], metric: str = "avg-distinct",
-                         percentile: float = 90.0, method: str = "linear",
-                         **options: Any) -> ThresholdEstimate:
+def percentile_threshold(
+    sets: Sequence[Sequence[str]],
+    metric: str = "avg-distinct",
+    percentile: float = 90.0,
+    method: str = "linear",
+    **options: Any,
+) -> ThresholdEstimate:
     """The ``percentile``-th percentile of a registered sets metric over ``sets``.
 
     metric: a registry name or a threshold-generation preset ("avg-distinct" as a preset means
@@ -48,9 +58,19 @@ def percentile_threshold(sets: Sequence[Sequence[str]], metric: str = "avg-disti
         raise InputError(f"percentile must be between 0 and 100, got {percentile}")
     preset = PRESETS.get(metric)
     name = preset.metric if preset else metric
-    opts = {**(preset.options if preset else {}), **{k: v for k, v in options.items() if v is not None}}
+    opts = {
+        **(preset.options if preset else {}),
+        **{k: v for k, v in options.items() if v is not None},
+    }
     scorer = MetricScorer(name, **opts)
     values = scorer.score_many(sets)
     value = float(np.percentile(values, percentile, method=method))
-    return ThresholdEstimate(name, float(percentile), value, len(values), float(values.mean()),
-                             method, f"{scorer.signature}|pct:{percentile:g}|method:{method}")
+    return ThresholdEstimate(
+        name,
+        float(percentile),
+        value,
+        len(values),
+        float(values.mean()),
+        method,
+        f"{scorer.signature}|pct:{percentile:g}|method:{method}",
+    )

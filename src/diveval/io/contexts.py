@@ -51,8 +51,9 @@ def shuffled(items: Sequence[str], seed: int, key: str) -> list[str]:
     return [items[i] for i in order]
 
 
-def read_contexts(path: str, pool_fields: Sequence[str] = DEFAULT_POOL_FIELDS,
-                  shuffle_seed: int = 0) -> list[ContextItem]:
+def read_contexts(
+    path: str, pool_fields: Sequence[str] = DEFAULT_POOL_FIELDS, shuffle_seed: int = 0
+) -> list[ContextItem]:
     """The contexts of a JSON lines file (see the module docstring)."""
     for f in pool_fields:
         if f not in DDPP_FIELDS:

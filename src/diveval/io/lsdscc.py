@@ -63,34 +63,55 @@ def read_groups(path: str) -> tuple[list[str], list[dict[str, list[str]]]]:
     try:
         data = json.loads(text, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, exc.lineno) from None
+        raise InputError(
+            f"malformed JSON ({exc.msg}, column {exc.colno})", path, exc.lineno
+        ) from None
     if duplicates:
         k = duplicates[0]
-        raise InputError(f"key {_short(k)} appears twice (JSON keeps only the last; queries and "
-                         "group ids must be unique)", path, _line_of(text, k))
+        raise InputError(
+            f"key {_short(k)} appears twice (JSON keeps only the last; queries and "
+            "group ids must be unique)",
+            path,
+            _line_of(text, k),
+        )
     if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object {{query: {{group_id: [references]}}}}, got "
-                         f"{type(data).__name__}", path)
+        raise InputError(
+            f"expected a JSON object {{query: {{group_id: [references]}}}}, got "
+            f"{type(data).__name__}",
+            path,
+        )
     if not data:
         raise InputError("no queries in the file", path)
     queries, groups = [], []
     for query, g in data.items():
         line = _line_of(text, query)
         if not isinstance(g, dict):
-            raise InputError(f"query {_short(query)}: expected an object {{group_id: [references]}}, "
-                             f"got {type(g).__name__}", path, line)
+            raise InputError(
+                f"query {_short(query)}: expected an object {{group_id: [references]}}, "
+                f"got {type(g).__name__}",
+                path,
+                line,
+            )
         if not g:
             raise InputError(f"query {_short(query)} has no reference groups", path, line)
         for gid, refs in g.items():
             if not isinstance(refs, list):
-                raise InputError(f"query {_short(query)}: group {gid!r} must be a list of strings, "
-                                 f"got {type(refs).__name__}", path, line)
+                raise InputError(
+                    f"query {_short(query)}: group {gid!r} must be a list of strings, "
+                    f"got {type(refs).__name__}",
+                    path,
+                    line,
+                )
             if not refs:
                 raise InputError(f"query {_short(query)}: group {gid!r} is empty", path, line)
             for r in refs:
                 if not isinstance(r, str):
-                    raise InputError(f"query {_short(query)}: group {gid!r} holds a "
-                                     f"{type(r).__name__}, not a string", path, line)
+                    raise InputError(
+                        f"query {_short(query)}: group {gid!r} holds a "
+                        f"{type(r).__name__}, not a string",
+                        path,
+                        line,
+                    )
         queries.append(query)
         groups.append(g)
     return queries, groups
@@ -114,11 +135,14 @@ def read_hypotheses(path: str, eos: str = EOS) -> list[list[str]]:
         if len(parts) > 1 and not parts[-1]:
             parts.pop()  # a trailing separator ends the last hypothesis
         if not any(parts):
-            raise InputError("no hypotheses on this line (one set per line, separated by "
-                             f"{eos!r})", path, lineno)
+            raise InputError(
+                f"no hypotheses on this line (one set per line, separated by {eos!r})", path, lineno
+            )
         for j, p in enumerate(parts):
             if not p:
-                raise InputError(f"hypothesis {j} is empty (two separators in a row?)", path, lineno)
+                raise InputError(
+                    f"hypothesis {j} is empty (two separators in a row?)", path, lineno
+                )
         sets.append(parts)
     if not sets:
         raise InputError("no hypothesis sets in the file", path)
@@ -129,20 +153,29 @@ def read_queries(path: str) -> list[str]:
     return _lines(read_text(path))
 
 
-def read_lsdscc(groups_path: str, hypotheses_path: str, queries_path: str | None = None,
-                eos: str = EOS) -> LsdsccData:
+def read_lsdscc(
+    groups_path: str, hypotheses_path: str, queries_path: str | None = None, eos: str = EOS
+) -> LsdsccData:
     """Read groups and hypotheses (and check them against a queries file when one is given)."""
     queries, groups = read_groups(groups_path)
     sets = read_hypotheses(hypotheses_path, eos)
     if len(sets) != len(queries):
-        raise InputError(f"{len(sets)} hypothesis sets (lines) but {groups_path} has {len(queries)} "
-                         "queries; line i must hold the hypotheses of the i-th query", hypotheses_path)
+        raise InputError(
+            f"{len(sets)} hypothesis sets (lines) but {groups_path} has {len(queries)} "
+            "queries; line i must hold the hypotheses of the i-th query",
+            hypotheses_path,
+        )
     if queries_path is not None:
         listed = read_queries(queries_path)
         if len(listed) != len(queries):
-            raise InputError(f"{len(listed)} queries but {groups_path} has {len(queries)}", queries_path)
+            raise InputError(
+                f"{len(listed)} queries but {groups_path} has {len(queries)}", queries_path
+            )
         for i, (a, b) in enumerate(zip(listed, queries), start=1):
             if a.strip() != b.strip():
-                raise InputError(f"query {_short(a)} does not match query {i} of {groups_path}: "
-                                 f"{_short(b)}", queries_path, i)
+                raise InputError(
+                    f"query {_short(a)} does not match query {i} of {groups_path}: {_short(b)}",
+                    queries_path,
+                    i,
+                )
     return LsdsccData(groups_path, hypotheses_path, queries, groups, sets)

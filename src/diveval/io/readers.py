@@ -84,7 +84,9 @@ def _read_txt(path: str, text: str) -> InputData:
 
 def _string_list(value: Any, key: str, path: str, line: int) -> list[str]:
     if not isinstance(value, list):
-        raise InputError(f'"{key}" must be a list of strings, got {type(value).__name__}', path, line)
+        raise InputError(
+            f'"{key}" must be a list of strings, got {type(value).__name__}', path, line
+        )
     for i, v in enumerate(value):
         if not isinstance(v, str):
             raise InputError(f'"{key}"[{i}] must be a string, got {type(v).__name__}', path, line)
@@ -99,9 +101,13 @@ def _jsonl_records(path: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
+            raise InputError(
+                f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno
+            ) from None
         if not isinstance(rec, dict):
-            raise InputError(f"each line must be a JSON object, got {type(rec).__name__}", path, lineno)
+            raise InputError(
+                f"each line must be a JSON object, got {type(rec).__name__}", path, lineno
+            )
         yield lineno, rec
 
 
@@ -166,7 +172,9 @@ def read_responses(path: str, fmt: str | None = None) -> list[str]:
             raise InputError(f"record has none of {', '.join(RESPONSE_KEYS)}", path, lineno)
         for key in keys:
             value = rec[key]
-            texts.extend([value] if isinstance(value, str) else _string_list(value, key, path, lineno))
+            texts.extend(
+                [value] if isinstance(value, str) else _string_list(value, key, path, lineno)
+            )
     if not texts:
         raise InputError("no responses in the file", path)
     return texts
@@ -181,10 +189,16 @@ def _read_jsonl(path: str, text: str) -> InputData:
             kind, item = SETS, _string_list(rec["responses"], "responses", path, lineno)
         elif "response" in rec:
             if not isinstance(rec["response"], str):
-                raise InputError(f'"response" must be a string, got {type(rec["response"]).__name__}', path, lineno)
+                raise InputError(
+                    f'"response" must be a string, got {type(rec["response"]).__name__}',
+                    path,
+                    lineno,
+                )
             kind, item = CORPUS, rec["response"]
         else:
-            raise InputError('record has neither "responses" (a list) nor "response" (a string)', path, lineno)
+            raise InputError(
+                'record has neither "responses" (a list) nor "response" (a string)', path, lineno
+            )
         if setting is None:
             setting = kind
         elif kind != setting:
@@ -195,7 +209,9 @@ def _read_jsonl(path: str, text: str) -> InputData:
         if "reference_groups" in rec:
             groups = rec["reference_groups"]
             if not isinstance(groups, list):
-                raise InputError('"reference_groups" must be a list of lists of strings', path, lineno)
+                raise InputError(
+                    '"reference_groups" must be a list of lists of strings', path, lineno
+                )
             for g in groups:
                 _string_list(g, "reference_groups", path, lineno)
         rec["_line"] = lineno
@@ -212,7 +228,10 @@ def _read_csv(path: str, text: str) -> InputData:
     if "response" not in fields and not resp_cols:
         raise InputError(
             'needs a "response" column (corpus) or "resp_0".."resp_k" columns (sets); '
-            f"found {', '.join(fields) or 'no header'}", path, 1)
+            f"found {', '.join(fields) or 'no header'}",
+            path,
+            1,
+        )
     items: list = []
     records: list[dict[str, Any]] = []
     for lineno, row in rows:

@@ -73,7 +73,9 @@ def uniform_weights(max_n: int) -> tuple[float, ...]:
     return tuple(1.0 / max_n for _ in range(max_n))
 
 
-def resolve_weights(max_n: int | None, weights: Sequence[float] | None) -> tuple[int, tuple[float, ...]]:
+def resolve_weights(
+    max_n: int | None, weights: Sequence[float] | None
+) -> tuple[int, tuple[float, ...]]:
     """Return (max_n, weights); ``weights`` wins when given and must agree with ``max_n``."""
     if weights is not None:
         weights = tuple(float(w) for w in weights)
@@ -101,7 +103,9 @@ def resolve_smoothing(smoothing: str | int | None) -> str:
             name = "method" + name
         if name in SMOOTHING_METHODS:
             return name
-    raise ValueError(f"unknown smoothing {smoothing!r}; choose one of {', '.join(SMOOTHING_METHODS)}")
+    raise ValueError(
+        f"unknown smoothing {smoothing!r}; choose one of {', '.join(SMOOTHING_METHODS)}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -136,15 +140,17 @@ class BleuStats:
         return len(self.matches)
 
     @classmethod
-    def zero(cls, max_n: int = 4) -> "BleuStats":
+    def zero(cls, max_n: int = 4) -> BleuStats:
         z = (0,) * max_n
         return cls(z, z, z, 0, 0, 0)
 
-    def __add__(self, other: "BleuStats") -> "BleuStats":
+    def __add__(self, other: BleuStats) -> BleuStats:
         if not isinstance(other, BleuStats):
             return NotImplemented
         if other.max_n != self.max_n:
-            raise ValueError(f"cannot merge BLEU statistics of max_n {self.max_n} and {other.max_n}")
+            raise ValueError(
+                f"cannot merge BLEU statistics of max_n {self.max_n} and {other.max_n}"
+            )
         return BleuStats(
             tuple(a + b for a, b in zip(self.matches, other.matches)),
             tuple(a + b for a, b in zip(self.totals, other.totals)),
@@ -159,19 +165,32 @@ class BleuStats:
             return self
         return self.__add__(other)
 
-    def truncate(self, max_n: int) -> "BleuStats":
+    def truncate(self, max_n: int) -> BleuStats:
         """The statistics of the first ``max_n`` orders."""
         if max_n > self.max_n:
             raise ValueError(f"statistics only go up to order {self.max_n}")
-        return BleuStats(self.matches[:max_n], self.totals[:max_n], self.empty[:max_n],
-                         self.hyp_len, self.ref_len, self.segments)
+        return BleuStats(
+            self.matches[:max_n],
+            self.totals[:max_n],
+            self.empty[:max_n],
+            self.hyp_len,
+            self.ref_len,
+            self.segments,
+        )
 
     @property
     def nltk_denominators(self) -> tuple[int, ...]:
         return tuple(t + e for t, e in zip(self.totals, self.empty))
 
-    def nltk_score(self, weights: Sequence[float] | None = None, smoothing="method1", *,
-                   epsilon: float = 0.1, k: int = 5, p5: tuple[int, int] | None = None) -> float:
+    def nltk_score(
+        self,
+        weights: Sequence[float] | None = None,
+        smoothing="method1",
+        *,
+        epsilon: float = 0.1,
+        k: int = 5,
+        p5: tuple[int, int] | None = None,
+    ) -> float:
         """nltk BLEU from these statistics (see ``bleu_from_counts``).
 
         method5/method7 need ``p5`` = (numerator, denominator) of the 5-gram precision of the
@@ -186,12 +205,19 @@ class BleuStats:
             if self.segments == 1 and self.max_n >= 5:
                 p5 = (self.matches[4], self.totals[4] + self.empty[4])
             else:
-                raise ValueError(f"{smoothing} needs p5 (nltk uses the 5-gram precision of the last segment)")
+                raise ValueError(
+                    f"{smoothing} needs p5 (nltk uses the 5-gram precision of the last segment)"
+                )
         den = self.nltk_denominators
         out = bleu_from_counts(
-            np.array([self.matches[:n_w]]), np.array([den[:n_w]]),
-            np.array([self.hyp_len]), np.array([self.ref_len]),
-            weights=weights, smoothing=smoothing, epsilon=epsilon, k=k,
+            np.array([self.matches[:n_w]]),
+            np.array([den[:n_w]]),
+            np.array([self.hyp_len]),
+            np.array([self.ref_len]),
+            weights=weights,
+            smoothing=smoothing,
+            epsilon=epsilon,
+            k=k,
             p5=None if p5 is None else (np.array([p5[0]]), np.array([p5[1]])),
         )
         return float(out[0])
@@ -200,7 +226,7 @@ class BleuStats:
 def _ngram_counter(tokens: Tokens, n: int) -> Counter:
     if len(tokens) < n:
         return Counter()
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def closest_ref_length(ref_lens: Iterable[int], hyp_len: int) -> int:
@@ -249,15 +275,24 @@ def segment_stats(hypothesis: Tokens, references: Sequence[Tokens], max_n: int =
         t = max(0, len(hyp) - n + 1)
         totals.append(t)
         empty.append(1 if t == 0 else 0)
-    return BleuStats(tuple(matches), tuple(totals), tuple(empty), len(hyp),
-                     closest_ref_length((len(r) for r in refs), len(hyp)), 1)
+    return BleuStats(
+        tuple(matches),
+        tuple(totals),
+        tuple(empty),
+        len(hyp),
+        closest_ref_length((len(r) for r in refs), len(hyp)),
+        1,
+    )
 
 
-def corpus_stats(hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]],
-                 max_n: int = 4) -> BleuStats:
+def corpus_stats(
+    hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]], max_n: int = 4
+) -> BleuStats:
     """Sum of ``segment_stats`` over hypotheses and their references."""
     if len(hypotheses) != len(list_of_references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(list_of_references)} lists of references")
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses but {len(list_of_references)} lists of references"
+        )
     total = BleuStats.zero(max_n)
     for hyp, refs in zip(hypotheses, list_of_references):
         total = total + segment_stats(hyp, refs, max_n)
@@ -268,8 +303,18 @@ def corpus_stats(hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequ
 # scoring (vectorised: one row per score)
 
 
-def bleu_from_counts(num, den, hyp_len, ref_len, weights: Sequence[float], smoothing="method1", *,
-                     epsilon: float = 0.1, k: int = 5, p5=None) -> np.ndarray:
+def bleu_from_counts(
+    num,
+    den,
+    hyp_len,
+    ref_len,
+    weights: Sequence[float],
+    smoothing="method1",
+    *,
+    epsilon: float = 0.1,
+    k: int = 5,
+    p5=None,
+) -> np.ndarray:
     """nltk BLEU for many rows at once.
 
     num, den: (m, K) integer arrays: clipped matches and nltk denominators (sum of max(1, count))
@@ -294,10 +339,13 @@ def bleu_from_counts(num, den, hyp_len, ref_len, weights: Sequence[float], smoot
         p = numf / denf
         if smoothing == "method0":
             if zero.any():
-                warnings.warn("BLEU: some hypotheses have 0 matching n-grams of an order; with no "
-                              "smoothing (method0) their score is ~0 (nltk substitutes the smallest "
-                              "float for the zero precision). Consider smoothing.", UserWarning,
-                              stacklevel=3)
+                warnings.warn(
+                    "BLEU: some hypotheses have 0 matching n-grams of an order; with no "
+                    "smoothing (method0) their score is ~0 (nltk substitutes the smallest "
+                    "float for the zero precision). Consider smoothing.",
+                    UserWarning,
+                    stacklevel=3,
+                )
             p = np.where(zero, _FLOAT_MIN, p)
         elif smoothing == "method1":
             p = np.where(zero, (0 + epsilon) / denf, p)
@@ -360,13 +408,21 @@ def _score_stats(stats: BleuStats, weights, smoothing, epsilon, k, auto_reweigh,
         if len(weights) < stats.max_n:  # nltk zips weights with the precisions: shorter wins
             stats = stats.truncate(len(weights))
         else:
-            weights = weights[:stats.max_n]
+            weights = weights[: stats.max_n]
     return stats.nltk_score(weights, smoothing, epsilon=epsilon, k=k, p5=p5)
 
 
-def sentence_bleu(hypothesis: Tokens, references: Sequence[Tokens], max_n: int | None = 4,
-                  weights: Sequence[float] | None = None, smoothing: str | int | None = "method1", *,
-                  epsilon: float = 0.1, k: int = 5, auto_reweigh: bool = False) -> float:
+def sentence_bleu(
+    hypothesis: Tokens,
+    references: Sequence[Tokens],
+    max_n: int | None = 4,
+    weights: Sequence[float] | None = None,
+    smoothing: str | int | None = "method1",
+    *,
+    epsilon: float = 0.1,
+    k: int = 5,
+    auto_reweigh: bool = False,
+) -> float:
     """BLEU of one hypothesis against one or more references, equal to nltk's
     ``sentence_bleu(references, hypothesis, weights, SmoothingFunction(epsilon, k=k).<smoothing>)``.
 
@@ -383,10 +439,17 @@ def sentence_bleu(hypothesis: Tokens, references: Sequence[Tokens], max_n: int |
     return _score_stats(stats.truncate(n), weights, smoothing, epsilon, k, auto_reweigh, p5)
 
 
-def corpus_bleu(hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]],
-                max_n: int | None = 4, weights: Sequence[float] | None = None,
-                smoothing: str | int | None = "method1", *, epsilon: float = 0.1, k: int = 5,
-                auto_reweigh: bool = False) -> float:
+def corpus_bleu(
+    hypotheses: Sequence[Tokens],
+    list_of_references: Sequence[Sequence[Tokens]],
+    max_n: int | None = 4,
+    weights: Sequence[float] | None = None,
+    smoothing: str | int | None = "method1",
+    *,
+    epsilon: float = 0.1,
+    k: int = 5,
+    auto_reweigh: bool = False,
+) -> float:
     """Corpus BLEU (micro-averaged precisions), equal to nltk's
     ``corpus_bleu(list_of_references, hypotheses, weights, smoothing_function)``.
 
@@ -411,11 +474,17 @@ def corpus_bleu(hypotheses: Sequence[Tokens], list_of_references: Sequence[Seque
 # sacrebleu convention
 
 
-def sacrebleu_score(stats: BleuStats, smooth_method: str = "exp", smooth_value: float | None = None,
-                    use_effective_order: bool = False) -> float:
+def sacrebleu_score(
+    stats: BleuStats,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+) -> float:
     """``sacrebleu``'s BLEU (0-100) from statistics (its ``BLEU.compute_bleu``)."""
     if smooth_method not in SACREBLEU_SMOOTHING:
-        raise ValueError(f"unknown sacrebleu smoothing {smooth_method!r}; choose one of {list(SACREBLEU_SMOOTHING)}")
+        raise ValueError(
+            f"unknown sacrebleu smoothing {smooth_method!r}; choose one of {list(SACREBLEU_SMOOTHING)}"
+        )
     if smooth_value is None:
         smooth_value = SACREBLEU_SMOOTHING[smooth_method]
     K = stats.max_n
@@ -450,10 +519,16 @@ def sacrebleu_score(stats: BleuStats, smooth_method: str = "exp", smooth_value: 
     return bp * math.exp(sum(logs) / eff_order)
 
 
-def sacrebleu_corpus_bleu(hypotheses: Sequence[str | Tokens], list_of_references: Sequence[Sequence[str | Tokens]],
-                          tokenize: str | None = "13a", lowercase: bool = False, max_n: int = 4,
-                          smooth_method: str = "exp", smooth_value: float | None = None,
-                          use_effective_order: bool = False) -> float:
+def sacrebleu_corpus_bleu(
+    hypotheses: Sequence[str | Tokens],
+    list_of_references: Sequence[Sequence[str | Tokens]],
+    tokenize: str | None = "13a",
+    lowercase: bool = False,
+    max_n: int = 4,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    use_effective_order: bool = False,
+) -> float:
     """Corpus BLEU on sacrebleu's 0-100 scale, equal to ``sacrebleu.corpus_bleu(...).score``.
 
     Strings are tokenized with sacrebleu's own tokenizer ``tokenize`` (sacrebleu is imported
@@ -463,7 +538,9 @@ def sacrebleu_corpus_bleu(hypotheses: Sequence[str | Tokens], list_of_references
     reference streams; a hypothesis may have any number (>= 1) of references.
     """
     if len(hypotheses) != len(list_of_references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(list_of_references)} lists of references")
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses but {len(list_of_references)} lists of references"
+        )
     tok = None
 
     def prep(x):
@@ -471,6 +548,7 @@ def sacrebleu_corpus_bleu(hypotheses: Sequence[str | Tokens], list_of_references
         if isinstance(x, str):
             if tok is None:
                 from sacrebleu.metrics.bleu import _get_tokenizer  # heavy import, only here
+
                 tok = _get_tokenizer("none" if tokenize is None else tokenize)()
             s = x.lower() if lowercase else x
             return tok(s.rstrip()).split()

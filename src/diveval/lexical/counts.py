@@ -20,7 +20,9 @@ def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def ngram_statistics(prep: Prepared, orders: Sequence[int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def ngram_statistics(
+    prep: Prepared, orders: Sequence[int]
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """{n: (distinct, total)}: arrays of one element (corpus) or one per set (sets).
 
     Orders are counted in two threads: numpy's sort releases the GIL, and these machines have two
@@ -40,10 +42,24 @@ def ngram_statistics(prep: Prepared, orders: Sequence[int]) -> dict[int, tuple[n
         return dict(zip(orders, pool.map(one, orders)))
 
 
-def lexical_score(metric: str, values: np.ndarray, prep: Prepared, sig: dict[str, Any], details=None) -> Score:
+def lexical_score(
+    metric: str, values: np.ndarray, prep: Prepared, sig: dict[str, Any], details=None
+) -> Score:
     details = dict(details or {})
     if prep.setting == CORPUS:
-        return Score(metric, values[0], make_signature(metric, **sig, **prep.signature_keys()),
-                     prep.setting, None, details)
-    return Score(metric, float(values.mean()), make_signature(metric, **sig, **prep.signature_keys()),
-                 prep.setting, values, details)
+        return Score(
+            metric,
+            values[0],
+            make_signature(metric, **sig, **prep.signature_keys()),
+            prep.setting,
+            None,
+            details,
+        )
+    return Score(
+        metric,
+        float(values.mean()),
+        make_signature(metric, **sig, **prep.signature_keys()),
+        prep.setting,
+        values,
+        details,
+    )

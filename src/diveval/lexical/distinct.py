@@ -32,9 +32,11 @@ def distinct(
     prep = prepare(texts, tokenizer, lowercase, setting)
     uniq, total = ngram_statistics(prep, [n])[n]
     values = safe_ratio(uniq, total)
-    details = {"distinct_ngrams": uniq if prep.setting != CORPUS else int(uniq[0]),
-               "total_ngrams": total if prep.setting != CORPUS else int(total[0]),
-               "empty_sets": int((total == 0).sum())}
+    details = {
+        "distinct_ngrams": uniq if prep.setting != CORPUS else int(uniq[0]),
+        "total_ngrams": total if prep.setting != CORPUS else int(total[0]),
+        "empty_sets": int((total == 0).sum()),
+    }
     return lexical_score("distinct", values, prep, {"n": n}, details)
 
 

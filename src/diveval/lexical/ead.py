@@ -54,7 +54,9 @@ def resolve_vocab_size(vocab: Vocab, tokenizer: Tokenizer) -> tuple[int, str]:
         return int(vocab), str(int(vocab))
     if isinstance(vocab, str):
         if vocab != "tokenizer":
-            raise InputError(f"vocab must be an integer, 'tokenizer' or a list of texts, got {vocab!r}")
+            raise InputError(
+                f"vocab must be an integer, 'tokenizer' or a list of texts, got {vocab!r}"
+            )
         if tokenizer.vocab_size is None:
             raise InputError(
                 f"the {tokenizer.name} tokenizer has no fixed vocabulary; "
@@ -90,6 +92,3 @@ def ead(
     space = float(size) ** n
     values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
     return lexical_score("ead", values, prep, {"n": n, "V": how})
-
-
-

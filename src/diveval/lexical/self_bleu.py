@@ -65,7 +65,9 @@ def sample_indices(n_sentences: int, sample: int | None, seed: int = 0) -> np.nd
     return np.sort(rng.choice(n_sentences, size=int(sample), replace=False))
 
 
-def _closest_other_lengths(lengths: np.ndarray, group: np.ndarray, include_self: bool) -> np.ndarray:
+def _closest_other_lengths(
+    lengths: np.ndarray, group: np.ndarray, include_self: bool
+) -> np.ndarray:
     """nltk closest reference length of every sentence against the other sentences of its group
     (shorter wins a tie)."""
     if include_self or lengths.size == 0:
@@ -204,8 +206,9 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
                 rank[order] = local
                 n_keys += distinct
         if hits_s:
-            num[:, n - 1] = np.bincount(np.concatenate(hits_s), weights=np.concatenate(hits_c),
-                                        minlength=N).astype(np.int64)
+            num[:, n - 1] = np.bincount(
+                np.concatenate(hits_s), weights=np.concatenate(hits_c), minlength=N
+            ).astype(np.int64)
         del srt
     return num
 
@@ -257,10 +260,16 @@ def _slice_stats(srt: _Sorted, a: int, b: int, sent: np.ndarray, want_rank: bool
     return hits[0], hits[1], (el_rank, order, int(gstart.size))
 
 
-def self_bleu_ids(ids: np.ndarray, lengths: np.ndarray, group: np.ndarray | None = None,
-                  max_n: int = 4, smoothing: str | int | None = "method1",
-                  hypotheses: np.ndarray | None = None, include_self: bool = False,
-                  weights: Sequence[float] | None = None) -> np.ndarray:
+def self_bleu_ids(
+    ids: np.ndarray,
+    lengths: np.ndarray,
+    group: np.ndarray | None = None,
+    max_n: int = 4,
+    smoothing: str | int | None = "method1",
+    hypotheses: np.ndarray | None = None,
+    include_self: bool = False,
+    weights: Sequence[float] | None = None,
+) -> np.ndarray:
     """Per-sentence Self-BLEU from encoded input.
 
     ids: flat int64 token ids of all sentences; lengths: tokens per sentence; group: the group
@@ -289,23 +298,33 @@ def self_bleu_ids(ids: np.ndarray, lengths: np.ndarray, group: np.ndarray | None
         raise ValueError(
             f"Self-BLEU needs {what} of at least {need} sentence{'s' if need > 1 else ''}"
             + ("" if include_self else " (each sentence is scored against the others)")
-            + f"; got {int(present.min()) if present.size else 0}")
+            + f"; got {int(present.min()) if present.size else 0}"
+        )
     n, weights = resolve_weights(None if weights is not None else max_n, weights)
     smoothing = resolve_smoothing(smoothing)
     # method5/method7 use the 5-gram precision whatever max_n is (nltk)
     n_orders = max(n, 5) if smoothing in ("method5", "method7") else n
-    num = _clipped_matches(ids, lengths, None if group is None else group_arr, n_orders, include_self)
+    num = _clipped_matches(
+        ids, lengths, None if group is None else group_arr, n_orders, include_self
+    )
     orders = np.arange(1, n_orders + 1)
     den = np.maximum(1, lengths[:, None] - orders[None, :] + 1)  # nltk: max(1, #n-grams)
     ref = _closest_other_lengths(lengths, group_arr, include_self)
     hyp = np.arange(N) if hypotheses is None else np.asarray(hypotheses, dtype=np.int64)
     p5 = (num[hyp, 4], den[hyp, 4]) if n_orders >= 5 else None
-    return bleu_from_counts(num[hyp, :n], den[hyp, :n], lengths[hyp], ref[hyp], weights, smoothing, p5=p5)
+    return bleu_from_counts(
+        num[hyp, :n], den[hyp, :n], lengths[hyp], ref[hyp], weights, smoothing, p5=p5
+    )
 
 
-def self_bleu_tokens(token_lists: Sequence[Sequence[Hashable]], max_n: int = 4,
-                     smoothing: str | int | None = "method1", sample: int | None = None,
-                     seed: int = 0, include_self: bool = False) -> tuple[float, np.ndarray]:
+def self_bleu_tokens(
+    token_lists: Sequence[Sequence[Hashable]],
+    max_n: int = 4,
+    smoothing: str | int | None = "method1",
+    sample: int | None = None,
+    seed: int = 0,
+    include_self: bool = False,
+) -> tuple[float, np.ndarray]:
     """Self-BLEU of tokenized sentences: (mean, per-sentence scores).
 
     Every sentence (or, with ``sample=K``, K sentences drawn with ``seed``, see ``sample_indices``)
@@ -324,9 +343,17 @@ def self_bleu_tokens(token_lists: Sequence[Sequence[Hashable]], max_n: int = 4,
 # user-facing metric (tokenizer, settings, Score with signature)
 
 
-def self_bleu(texts, max_n: int = 4, smoothing: str | int = "method1", tokenizer="whitespace",
-              lowercase: bool = False, sample: int | None = None, seed: int = 0,
-              include_self: bool = False, setting: str | None = None):
+def self_bleu(
+    texts,
+    max_n: int = 4,
+    smoothing: str | int = "method1",
+    tokenizer="whitespace",
+    lowercase: bool = False,
+    sample: int | None = None,
+    seed: int = 0,
+    include_self: bool = False,
+    setting: str | None = None,
+):
     """Self-BLEU of a corpus (list of str) or of each set (list of lists of str, then the mean).
 
     Lower is more diverse. ``items`` holds the per-sentence scores in the corpus setting (of the
@@ -352,13 +379,21 @@ def self_bleu(texts, max_n: int = 4, smoothing: str | int = "method1", tokenizer
     tids = prep.tids
     lengths = tids.lengths
     need = 1 if include_self else 2
-    sig = {"n": n, "smooth": smooth, "sample": sample, "seed": seed if sample is not None else None,
-           "self": True if include_self else None, **prep.signature_keys()}
+    sig = {
+        "n": n,
+        "smooth": smooth,
+        "sample": sample,
+        "seed": seed if sample is not None else None,
+        "self": True if include_self else None,
+        **prep.signature_keys(),
+    }
     signature = make_signature("self-bleu", **sig)
     if prep.setting == CORPUS:
         if lengths.size < need:
-            raise InputError(f"Self-BLEU needs at least {need} responses in the corpus (each is scored "
-                             f"against the others), got {lengths.size}")
+            raise InputError(
+                f"Self-BLEU needs at least {need} responses in the corpus (each is scored "
+                f"against the others), got {lengths.size}"
+            )
         try:
             hyp = sample_indices(lengths.size, sample, seed)
         except ValueError as exc:
@@ -367,14 +402,19 @@ def self_bleu(texts, max_n: int = 4, smoothing: str | int = "method1", tokenizer
         details = {"hypotheses": hyp} if sample is not None else {}
         return Score("self-bleu", float(per.mean()), signature, prep.setting, per, details)
     if sample is not None:
-        raise InputError("sample= applies to the corpus setting (one list of responses), not to sets")
+        raise InputError(
+            "sample= applies to the corpus setting (one list of responses), not to sets"
+        )
     sizes = np.bincount(prep.group, minlength=prep.n_groups)
     small = np.flatnonzero(sizes < need)
     if small.size:
-        raise InputError(f"Self-BLEU needs at least {need} responses per set; set {int(small[0])} has "
-                         f"{int(sizes[small[0]])} ({small.size} such set{'s' if small.size > 1 else ''})")
+        raise InputError(
+            f"Self-BLEU needs at least {need} responses per set; set {int(small[0])} has "
+            f"{int(sizes[small[0]])} ({small.size} such set{'s' if small.size > 1 else ''})"
+        )
     # all sets in one pass: the set id is part of every n-gram key, references stay inside a set
     per = self_bleu_ids(tids.ids, lengths, prep.group, n, smooth, None, include_self)
     per_set = np.bincount(prep.group, weights=per, minlength=prep.n_groups) / sizes
-    return Score("self-bleu", float(per_set.mean()), signature, prep.setting, per_set,
-                 {"per_sentence": per})
+    return Score(
+        "self-bleu", float(per_set.mean()), signature, prep.setting, per_set, {"per_sentence": per}
+    )

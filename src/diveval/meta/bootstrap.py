@@ -45,23 +45,37 @@ class Interval:
         return bool(np.isfinite(self.low) and np.isfinite(self.high))
 
     def to_dict(self) -> dict:
-        return {"low": _num(self.low), "high": _num(self.high), "confidence": self.confidence,
-                "n_resamples": self.n_resamples, "sample_size": self.sample_size,
-                "replace": self.replace, "seed": self.seed, "dropped": self.dropped}
+        return {
+            "low": _num(self.low),
+            "high": _num(self.high),
+            "confidence": self.confidence,
+            "n_resamples": self.n_resamples,
+            "sample_size": self.sample_size,
+            "replace": self.replace,
+            "seed": self.seed,
+            "dropped": self.dropped,
+        }
 
     def describe(self) -> str:
         """Short text for signatures and table footers."""
         how = "with" if self.replace else "without"
-        return (f"{self.confidence:.0%} percentile bootstrap, {self.n_resamples} resamples of "
-                f"{self.sample_size} rows {how} replacement, seed {self.seed}")
+        return (
+            f"{self.confidence:.0%} percentile bootstrap, {self.n_resamples} resamples of "
+            f"{self.sample_size} rows {how} replacement, seed {self.seed}"
+        )
 
 
 def _num(v: float):
     return float(v) if np.isfinite(v) else None
 
 
-def resample_indices(n: int, n_resamples: int = DEFAULT_RESAMPLES, fraction: float = 1.0,
-                     replace: bool = True, seed: int | None = 0) -> np.ndarray:
+def resample_indices(
+    n: int,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    fraction: float = 1.0,
+    replace: bool = True,
+    seed: int | None = 0,
+) -> np.ndarray:
     """[n_resamples, m] row indices, m = round(fraction * n) (at least 2)."""
     if n < 2:
         raise InputError(f"a bootstrap needs at least 2 rows, got {n}")
@@ -77,10 +91,17 @@ def resample_indices(n: int, n_resamples: int = DEFAULT_RESAMPLES, fraction: flo
     return np.argsort(rng.random((n_resamples, n)), axis=1)[:, :m]
 
 
-def bootstrap(statistic: Callable[..., float], *arrays: Sequence[float],
-              n_resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-              fraction: float = 1.0, replace: bool = True, seed: int | None = 0,
-              return_values: bool = False, vectorized: bool = False):
+def bootstrap(
+    statistic: Callable[..., float],
+    *arrays: Sequence[float],
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    fraction: float = 1.0,
+    replace: bool = True,
+    seed: int | None = 0,
+    return_values: bool = False,
+    vectorized: bool = False,
+):
     """Percentile interval of ``statistic(*resampled_arrays)``; rows are drawn jointly.
 
     vectorized: ``statistic`` takes 2-D arrays [n_resamples, m] and returns one value per row
@@ -107,15 +128,27 @@ def bootstrap(statistic: Callable[..., float], *arrays: Sequence[float],
     else:
         alpha = (1 - confidence) / 2
         low, high = np.quantile(finite, [alpha, 1 - alpha])
-    interval = Interval(float(low), float(high), confidence, n_resamples, idx.shape[1], replace,
-                        seed, dropped)
+    interval = Interval(
+        float(low), float(high), confidence, n_resamples, idx.shape[1], replace, seed, dropped
+    )
     return (interval, values) if return_values else interval
 
 
-def half_sample_bootstrap(statistic: Callable[..., float], *arrays: Sequence[float],
-                          n_resamples: int = DEFAULT_RESAMPLES,
-                          confidence: float = DEFAULT_CONFIDENCE, seed: int | None = 0,
-                          replace: bool = True) -> Interval:
+def half_sample_bootstrap(
+    statistic: Callable[..., float],
+    *arrays: Sequence[float],
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int | None = 0,
+    replace: bool = True,
+) -> Interval:
     """The NLI Diversity paper's variant: ``n_resamples`` resamples of half the rows."""
-    return bootstrap(statistic, *arrays, n_resamples=n_resamples, confidence=confidence,
-                     fraction=0.5, replace=replace, seed=seed)
+    return bootstrap(
+        statistic,
+        *arrays,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        fraction=0.5,
+        replace=replace,
+        seed=seed,
+    )

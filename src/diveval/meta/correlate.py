@@ -35,8 +35,12 @@ class Correlation:
     interval: Interval | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "value": self.value,
-                               "p_value": _finite_or_none(self.p_value), "n": self.n}
+        out: dict[str, Any] = {
+            "method": self.method,
+            "value": self.value,
+            "p_value": _finite_or_none(self.p_value),
+            "n": self.n,
+        }
         if self.interval is not None:
             out["interval"] = self.interval.to_dict()
         return out
@@ -123,17 +127,29 @@ def _complete_pairs(x: np.ndarray, y: np.ndarray, x_name: str, y_name: str):
     keep = np.isfinite(x) & np.isfinite(y)
     x, y = x[keep], y[keep]
     if len(x) < 3:
-        raise InputError(f"{x_name!r} vs {y_name!r}: {len(x)} complete pairs; a correlation needs at least 3")
+        raise InputError(
+            f"{x_name!r} vs {y_name!r}: {len(x)} complete pairs; a correlation needs at least 3"
+        )
     for arr, name in ((x, x_name), (y, y_name)):
         if np.ptp(arr) == 0:
-            raise InputError(f"column {name!r} is constant ({arr[0]:g}); its correlation is undefined")
+            raise InputError(
+                f"column {name!r} is constant ({arr[0]:g}); its correlation is undefined"
+            )
     return x, y
 
 
-def correlate(x: Sequence[Any], y: Sequence[Any], methods: Sequence[str] = METHODS,
-              n_resamples: int | None = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-              fraction: float = 1.0, replace: bool = True, seed: int | None = 0,
-              x_name: str = "x", y_name: str = "y") -> dict[str, Correlation]:
+def correlate(
+    x: Sequence[Any],
+    y: Sequence[Any],
+    methods: Sequence[str] = METHODS,
+    n_resamples: int | None = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    fraction: float = 1.0,
+    replace: bool = True,
+    seed: int | None = 0,
+    x_name: str = "x",
+    y_name: str = "y",
+) -> dict[str, Correlation]:
     """{method: Correlation} of x with y. ``n_resamples=None`` or 0 skips the bootstrap.
 
     >>> round(correlate([1, 2, 3, 4], [1, 3, 2, 4], n_resamples=None)["spearman"].value, 2)
@@ -146,9 +162,17 @@ def correlate(x: Sequence[Any], y: Sequence[Any], methods: Sequence[str] = METHO
         res = fn(xa, ya)
         interval = None
         if n_resamples:
-            interval = bootstrap(lambda a, b, m=method: coefficient_rows(a, b, m), xa, ya,
-                                 n_resamples=n_resamples, confidence=confidence,
-                                 fraction=fraction, replace=replace, seed=seed, vectorized=True)
+            interval = bootstrap(
+                lambda a, b, m=method: coefficient_rows(a, b, m),
+                xa,
+                ya,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                fraction=fraction,
+                replace=replace,
+                seed=seed,
+                vectorized=True,
+            )
         out[method] = Correlation(method, float(res[0]), float(res[1]), len(xa), interval)
     return out
 
@@ -164,7 +188,9 @@ def _columns(data: Any) -> tuple[list[str], dict[str, list[Any]]]:
     names: list[str] = []
     for r in rows:
         if not isinstance(r, Mapping):
-            raise InputError(f"expected rows as mappings of column -> value, got {type(r).__name__}")
+            raise InputError(
+                f"expected rows as mappings of column -> value, got {type(r).__name__}"
+            )
         for k in r:
             if k not in names:
                 names.append(k)
@@ -188,12 +214,19 @@ def numeric_columns(data: Any, exclude: Iterable[str] = ()) -> list[str]:
     return out
 
 
-def correlate_columns(data: Any, human: str, metrics: Sequence[str] | None = None,
-                      methods: Sequence[str] = METHODS, group_by: str | None = None,
-                      n_resamples: int | None = DEFAULT_RESAMPLES,
-                      confidence: float = DEFAULT_CONFIDENCE, fraction: float = 1.0,
-                      replace: bool = True, seed: int | None = 0, progress=None
-                      ) -> dict[str | None, dict[str, dict[str, Correlation]]]:
+def correlate_columns(
+    data: Any,
+    human: str,
+    metrics: Sequence[str] | None = None,
+    methods: Sequence[str] = METHODS,
+    group_by: str | None = None,
+    n_resamples: int | None = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    fraction: float = 1.0,
+    replace: bool = True,
+    seed: int | None = 0,
+    progress=None,
+) -> dict[str | None, dict[str, dict[str, Correlation]]]:
     """Correlate every metric column with the ``human`` column.
 
     data: a mapping {column: values} or a list of row dicts (e.g. ``InputData.records``).
@@ -206,7 +239,9 @@ def correlate_columns(data: Any, human: str, metrics: Sequence[str] | None = Non
     names, cols = _columns(data)
     for needed in [human] + ([group_by] if group_by else []) + list(metrics or []):
         if needed not in cols:
-            raise InputError(f"no column {needed!r}; columns are {', '.join(n for n in names if not n.startswith('_'))}")
+            raise InputError(
+                f"no column {needed!r}; columns are {', '.join(n for n in names if not n.startswith('_'))}"
+            )
     if metrics is None:
         metrics = numeric_columns(cols, exclude=[human] + ([group_by] if group_by else []))
         if not metrics:
@@ -221,17 +256,31 @@ def correlate_columns(data: Any, human: str, metrics: Sequence[str] | None = Non
         groups = {None: np.arange(n_rows)}
     out: dict[str | None, dict[str, dict[str, Correlation]]] = {g: {} for g in groups}
     jobs = [(g, m) for g in groups for m in metrics]
-    for g, m in (progress(jobs) if progress is not None else jobs):
+    for g, m in progress(jobs) if progress is not None else jobs:
         ix = groups[g]
         label = f" (group {g})" if g is not None else ""
-        out[g][m] = correlate([cols[m][i] for i in ix], [cols[human][i] for i in ix], methods,
-                              n_resamples, confidence, fraction, replace, seed,
-                              x_name=m + label, y_name=human + label)
+        out[g][m] = correlate(
+            [cols[m][i] for i in ix],
+            [cols[human][i] for i in ix],
+            methods,
+            n_resamples,
+            confidence,
+            fraction,
+            replace,
+            seed,
+            x_name=m + label,
+            y_name=human + label,
+        )
     return out
 
 
-def correlations_to_dict(result: Mapping[str | None, Mapping[str, Mapping[str, Correlation]]]) -> dict:
+def correlations_to_dict(
+    result: Mapping[str | None, Mapping[str, Mapping[str, Correlation]]],
+) -> dict:
     """JSON-ready form of ``correlate_columns``'s result."""
-    return {("all" if g is None else g): {m: {k: c.to_dict() for k, c in by.items()}
-                                          for m, by in per.items()}
-            for g, per in result.items()}
+    return {
+        ("all" if g is None else g): {
+            m: {k: c.to_dict() for k, c in by.items()} for m, by in per.items()
+        }
+        for g, per in result.items()
+    }

@@ -43,7 +43,9 @@ def parse_lengths(spec: str) -> list[int]:
         else:
             lengths = [int(p) for p in spec.split(",") if p.strip()]
     except ValueError:
-        raise InputError(f"lengths must look like START:END[:STEP] or L1,L2,...; got {spec!r}") from None
+        raise InputError(
+            f"lengths must look like START:END[:STEP] or L1,L2,...; got {spec!r}"
+        ) from None
     if not lengths or min(lengths) < 1:
         raise InputError(f"lengths must be positive integers; got {spec!r}")
     return lengths
@@ -55,8 +57,9 @@ def designated_tokens(rng: np.random.Generator, size: Any, v: int = DESIGNATED_V
     return rng.poisson(lam)
 
 
-def designated_responses(length: int, n_responses: int, rng: np.random.Generator,
-                         v: int = DESIGNATED_V) -> list[str]:
+def designated_responses(
+    length: int, n_responses: int, rng: np.random.Generator, v: int = DESIGNATED_V
+) -> list[str]:
     """``n_responses`` responses of exactly ``length`` tokens from the designated distribution."""
     toks = designated_tokens(rng, (n_responses, length), v).astype(str)
     return [" ".join(row) for row in toks]
@@ -65,7 +68,9 @@ def designated_responses(length: int, n_responses: int, rng: np.random.Generator
 class NaturalSampler:
     """Draw responses of an exact token length from a corpus, with replacement."""
 
-    def __init__(self, texts: Iterable[str], tokenizer: str = "whitespace", lowercase: bool = False):
+    def __init__(
+        self, texts: Iterable[str], tokenizer: str = "whitespace", lowercase: bool = False
+    ):
         from ..text.tokenizers import get_tokenizer
 
         tok = get_tokenizer(tokenizer, lowercase)
@@ -109,9 +114,17 @@ class Trend:
         return (self.last - self.first) / self.first if self.first else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"slope": self.slope, "low": self.low, "high": self.high,
-                "intercept": self.intercept, "r": self.r, "p_value": self.p_value,
-                "first": self.first, "last": self.last, "relative_change": self.relative_change}
+        return {
+            "slope": self.slope,
+            "low": self.low,
+            "high": self.high,
+            "intercept": self.intercept,
+            "r": self.r,
+            "p_value": self.p_value,
+            "first": self.first,
+            "last": self.last,
+            "relative_change": self.relative_change,
+        }
 
 
 @dataclass(frozen=True)
@@ -133,14 +146,24 @@ class LengthBias:
         return self.scores[metric].mean(axis=1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "lengths": self.lengths, "n_sets": self.n_sets,
-                "n_responses": self.n_responses, "seed": self.seed, "missing": self.missing,
-                "pool": {str(k): v for k, v in self.pool.items()},
-                "metrics": {m: {"mean": self.means(m).tolist(),
-                                "std": self.scores[m].std(axis=1).tolist(),
-                                "trend": self.trends[m].to_dict(),
-                                "signature": self.signatures.get(m)}
-                            for m in self.scores}}
+        return {
+            "source": self.source,
+            "lengths": self.lengths,
+            "n_sets": self.n_sets,
+            "n_responses": self.n_responses,
+            "seed": self.seed,
+            "missing": self.missing,
+            "pool": {str(k): v for k, v in self.pool.items()},
+            "metrics": {
+                m: {
+                    "mean": self.means(m).tolist(),
+                    "std": self.scores[m].std(axis=1).tolist(),
+                    "trend": self.trends[m].to_dict(),
+                    "signature": self.signatures.get(m),
+                }
+                for m in self.scores
+            },
+        }
 
 
 def fit_trend(lengths: Sequence[int], scores: np.ndarray, confidence: float = 0.95) -> Trend:
@@ -152,23 +175,47 @@ def fit_trend(lengths: Sequence[int], scores: np.ndarray, confidence: float = 0.
     y = scores.reshape(-1)
     means = scores.mean(axis=1)
     if len(set(lengths)) < 2:
-        return Trend(float("nan"), float("nan"), float("nan"), float(means[0]), float("nan"),
-                     float("nan"), float(means[0]), float(means[-1]))
+        return Trend(
+            float("nan"),
+            float("nan"),
+            float("nan"),
+            float(means[0]),
+            float("nan"),
+            float("nan"),
+            float(means[0]),
+            float(means[-1]),
+        )
     if np.ptp(y) == 0:  # a perfectly flat metric: slope 0 exactly, no uncertainty
         return Trend(0.0, 0.0, 0.0, float(y[0]), 0.0, 1.0, float(means[0]), float(means[-1]))
     fit = stats.linregress(x, y)
     t = stats.t.ppf(0.5 + confidence / 2, len(x) - 2)
-    return Trend(float(fit.slope), float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr),
-                 float(fit.intercept), float(fit.rvalue), float(fit.pvalue),
-                 float(means[0]), float(means[-1]))
+    return Trend(
+        float(fit.slope),
+        float(fit.slope - t * fit.stderr),
+        float(fit.slope + t * fit.stderr),
+        float(fit.intercept),
+        float(fit.rvalue),
+        float(fit.pvalue),
+        float(means[0]),
+        float(means[-1]),
+    )
 
 
-def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[int] = DEFAULT_LENGTHS,
-                metrics: Sequence[str] = DEFAULT_METRICS, n_sets: int = 10, n_responses: int = 2000,
-                seed: int | None = 0, v: int = DESIGNATED_V, tokenizer: str = "whitespace",
-                lowercase: bool = False, vocab: Any = None, name: str | None = None,
-                min_pool: int = 1,
-                progress: Callable[[Iterable], Iterable] | None = None) -> LengthBias:
+def length_bias(
+    source: str | Sequence[str] = "designated",
+    lengths: Sequence[int] = DEFAULT_LENGTHS,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    n_sets: int = 10,
+    n_responses: int = 2000,
+    seed: int | None = 0,
+    v: int = DESIGNATED_V,
+    tokenizer: str = "whitespace",
+    lowercase: bool = False,
+    vocab: Any = None,
+    name: str | None = None,
+    min_pool: int = 1,
+    progress: Callable[[Iterable], Iterable] | None = None,
+) -> LengthBias:
     """Score corpora of fixed lengths drawn from the designated distribution or a corpus.
 
     source: ``"designated"`` or a list of texts (the natural corpus, grouped by length under
@@ -204,8 +251,10 @@ def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[in
     missing = [L for L in lengths if sampler is not None and pool[L] < max(1, min_pool)]
     used = [L for L in lengths if L not in missing]
     if not used:
-        raise InputError(f"the corpus has fewer than {max(1, min_pool)} responses of every asked "
-                         f"length ({lengths[0]}..{lengths[-1]})")
+        raise InputError(
+            f"the corpus has fewer than {max(1, min_pool)} responses of every asked "
+            f"length ({lengths[0]}..{lengths[-1]})"
+        )
 
     scores = {m: np.zeros((len(used), n_sets)) for m in metrics}
     signatures: dict[str, str] = {}
@@ -222,8 +271,9 @@ def length_bias(source: str | Sequence[str] = "designated", lengths: Sequence[in
             scores[m][i, _k] = result[m].value
             signatures.setdefault(m, result[m].signature)
     trends = {m: fit_trend(used, scores[m]) for m in metrics}
-    return LengthBias(label, used, scores, trends, signatures, n_sets, n_responses, seed, missing,
-                      pool)
+    return LengthBias(
+        label, used, scores, trends, signatures, n_sets, n_responses, seed, missing, pool
+    )
 
 
 def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None = None) -> str:
@@ -251,10 +301,20 @@ def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None
                 continue
             mean, std = r.means(m), r.scores[m].std(axis=1)
             label = f"{_pretty(m)} ({'designated' if kind == 'designated' else r.source.replace(':', ': ', 1)})"
-            ax.plot(r.lengths, mean, styles.get(kind, "-"), marker=markers[j % len(markers)],
-                    color=colors[j % len(colors)], label=label, markersize=4, linewidth=1.5,
-                    alpha=1.0 if kind != "designated" else 0.85)
-            ax.fill_between(r.lengths, mean - std, mean + std, color=colors[j % len(colors)], alpha=0.15)
+            ax.plot(
+                r.lengths,
+                mean,
+                styles.get(kind, "-"),
+                marker=markers[j % len(markers)],
+                color=colors[j % len(colors)],
+                label=label,
+                markersize=4,
+                linewidth=1.5,
+                alpha=1.0 if kind != "designated" else 0.85,
+            )
+            ax.fill_between(
+                r.lengths, mean - std, mean + std, color=colors[j % len(colors)], alpha=0.15
+            )
     ax.set_xlabel("sample length (tokens)")
     ax.set_ylabel("score")
     ax.set_ylim(bottom=0)

@@ -62,8 +62,12 @@ class TevetRow:
     values: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self, with_values: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {"metric": self.metric, "source": self.source, "n": self.n,
-                               "parameter": {k: c.to_dict() for k, c in self.parameter.items()}}
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "source": self.source,
+            "n": self.n,
+            "parameter": {k: c.to_dict() for k, c in self.parameter.items()},
+        }
         if self.human is not None:
             out["human"] = {k: c.to_dict() for k, c in self.human.items()}
         if self.accuracy is not None:
@@ -75,7 +79,9 @@ class TevetRow:
         return out
 
 
-def best_threshold_accuracy(values: Sequence[float], labels: Sequence[float]) -> tuple[float, float]:
+def best_threshold_accuracy(
+    values: Sequence[float], labels: Sequence[float]
+) -> tuple[float, float]:
     """(accuracy, threshold) of the best rule "label 1 iff value > threshold".
 
     Every cut between two consecutive distinct values is tried, plus "all 1" and "all 0"; the
@@ -125,11 +131,20 @@ def _resolve_metric(name: str, records: list[dict]) -> tuple[str, str | None]:
     return "registry", None
 
 
-def tevet_test(data: Any, metrics: Sequence[str], tokenizer: str = "tevet", lowercase: bool = False,
-               n_resamples: int | None = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-               fraction: float = 0.5, replace: bool = True, seed: int | None = 0,
-               decimals: int | None = None, progress: bool = False,
-               **options: Any) -> list[TevetRow]:
+def tevet_test(
+    data: Any,
+    metrics: Sequence[str],
+    tokenizer: str = "tevet",
+    lowercase: bool = False,
+    n_resamples: int | None = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    fraction: float = 0.5,
+    replace: bool = True,
+    seed: int | None = 0,
+    decimals: int | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> list[TevetRow]:
     """Run the tests for each metric on one Tevet & Berant CSV (a path or ``InputData``).
 
     tokenizer: for registry metrics; ``tevet`` reproduces the authors' distinct-n and cos-sim.
@@ -151,8 +166,13 @@ def tevet_test(data: Any, metrics: Sequence[str], tokenizer: str = "tevet", lowe
     labels = as_numbers(inp.column(LABEL), LABEL)
     human = as_numbers(inp.column(HUMAN), HUMAN) if HUMAN in inp.records[0] else None
     binary = _is_binary(labels[np.isfinite(labels)])
-    boot = dict(n_resamples=n_resamples, confidence=confidence, fraction=fraction,
-                replace=replace, seed=seed)
+    boot = dict(
+        n_resamples=n_resamples,
+        confidence=confidence,
+        fraction=fraction,
+        replace=replace,
+        seed=seed,
+    )
 
     resolved = [(m, *_resolve_metric(m, inp.records)) for m in metrics]
     registry_names = [m for m, kind, _ in resolved if kind == "registry"]
@@ -160,8 +180,14 @@ def tevet_test(data: Any, metrics: Sequence[str], tokenizer: str = "tevet", lowe
     if registry_names:
         from ..api import score
 
-        computed = score(inp.items, registry_names, tokenizer=tokenizer, lowercase=lowercase,
-                         progress=progress, **options)
+        computed = score(
+            inp.items,
+            registry_names,
+            tokenizer=tokenizer,
+            lowercase=lowercase,
+            progress=progress,
+            **options,
+        )
 
     rows: list[TevetRow] = []
     for name, kind, column in resolved:
@@ -178,19 +204,30 @@ def tevet_test(data: Any, metrics: Sequence[str], tokenizer: str = "tevet", lowe
             source, signature = "registry", s.signature
             if decimals is not None:
                 signature += f" (rounded to {decimals} decimals)"
-        param = correlate(values, labels, ("spearman", "pearson"), x_name=name, y_name=LABEL, **boot)
+        param = correlate(
+            values, labels, ("spearman", "pearson"), x_name=name, y_name=LABEL, **boot
+        )
         hum = None
         if human is not None and column != HUMAN:
-            hum = correlate(values, human, ("spearman", "pearson"), x_name=name, y_name=HUMAN, **boot)
+            hum = correlate(
+                values, human, ("spearman", "pearson"), x_name=name, y_name=HUMAN, **boot
+            )
         acc = None
         if binary:
             keep = np.isfinite(values) & np.isfinite(labels)
             a, t = best_threshold_accuracy(values[keep], labels[keep])
             interval = None
             if n_resamples:
-                interval = bootstrap(lambda v, y: best_threshold_accuracy(v, y)[0],
-                                     values[keep], labels[keep], **boot)
+                interval = bootstrap(
+                    lambda v, y: best_threshold_accuracy(v, y)[0],
+                    values[keep],
+                    labels[keep],
+                    **boot,
+                )
             acc = Accuracy(a, t, interval)
-        rows.append(TevetRow(name, source, int(np.isfinite(values).sum()), param, hum, acc,
-                             signature, values))
+        rows.append(
+            TevetRow(
+                name, source, int(np.isfinite(values).sum()), param, hum, acc, signature, values
+            )
+        )
     return rows

@@ -70,7 +70,9 @@ class DiskCache:
             for s in range(0, len(keys), _SQL_CHUNK):
                 chunk = list(keys[s : s + _SQL_CHUNK])
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk)
+                rows = self._db.execute(
+                    f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk
+                )
                 found.update(rows.fetchall())
         return found
 
@@ -116,8 +118,13 @@ class _Cached:
         self.disk_hits = 0
 
     def stats(self) -> dict[str, int]:
-        return {"calls": self.calls, "requested": self.requested, "computed": self.computed,
-                "memory_hits": self.memory_hits, "disk_hits": self.disk_hits}
+        return {
+            "calls": self.calls,
+            "requested": self.requested,
+            "computed": self.computed,
+            "memory_hits": self.memory_hits,
+            "disk_hits": self.disk_hits,
+        }
 
     def reset_stats(self) -> None:
         self.calls = self.requested = self.computed = self.memory_hits = self.disk_hits = 0
@@ -146,8 +153,10 @@ class _Cached:
             if missing:
                 values = np.asarray(compute(missing), dtype=dtype)
                 if values.shape[0] != len(missing):
-                    raise ValueError(f"model {self.name!r} returned {values.shape[0]} rows "
-                                     f"for {len(missing)} inputs")
+                    raise ValueError(
+                        f"model {self.name!r} returned {values.shape[0]} rows "
+                        f"for {len(missing)} inputs"
+                    )
                 self.calls += 1
                 self.computed += len(missing)
                 for k, v in zip(missing, values):
@@ -156,8 +165,12 @@ class _Cached:
                     self._memory[k] = v
                 if self.disk is not None:
                     self.disk.put_many(
-                        (_key(self.kind, self.name, self.fingerprint, *k), self._memory[k].tobytes())
-                        for k in missing)
+                        (
+                            _key(self.kind, self.name, self.fingerprint, *k),
+                            self._memory[k].tobytes(),
+                        )
+                        for k in missing
+                    )
             return [self._memory[k] for k in keys]
 
 

@@ -8,7 +8,6 @@ not normalized (metrics normalize where they need cosines).
 from __future__ import annotations
 
 import functools
-
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -36,8 +35,15 @@ class SentenceTransformerEmbedder:
     stderr is a terminal and there are more than a few batches).
     """
 
-    def __init__(self, name_or_path: Optional[str] = None, *, device: Optional[str] = None,
-                 batch_size: int = 64, progress: Optional[bool] = None, name: Optional[str] = None):
+    def __init__(
+        self,
+        name_or_path: Optional[str] = None,
+        *,
+        device: Optional[str] = None,
+        batch_size: int = 64,
+        progress: Optional[bool] = None,
+        name: Optional[str] = None,
+    ):
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
@@ -61,7 +67,8 @@ class SentenceTransformerEmbedder:
         self.batch_size = max(1, int(batch_size))
         self.progress = progress
         self.fingerprint = state_dict_fingerprint(
-            self.model, f"max_seq_length:{getattr(self.model, 'max_seq_length', None)}")
+            self.model, f"max_seq_length:{getattr(self.model, 'max_seq_length', None)}"
+        )
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder(name={self.name!r}, fingerprint={self.fingerprint!r})"
@@ -78,8 +85,9 @@ class SentenceTransformerEmbedder:
             import sys
 
             show = sys.stderr.isatty() and len(texts) > 4 * bs
-        out = self.model.encode(texts, batch_size=bs, convert_to_numpy=True,
-                                show_progress_bar=bool(show))
+        out = self.model.encode(
+            texts, batch_size=bs, convert_to_numpy=True, show_progress_bar=bool(show)
+        )
         return np.asarray(out, dtype=np.float32)
 
 

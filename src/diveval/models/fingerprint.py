@@ -7,7 +7,7 @@ import os
 from typing import Any, Union
 
 
-def file_sha256(path: Union[str, "os.PathLike[str]"]) -> str:
+def file_sha256(path: Union[str, os.PathLike[str]]) -> str:
     """Hex sha256 of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as f:

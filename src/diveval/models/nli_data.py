@@ -29,20 +29,24 @@ CONTRADICTION, NEUTRAL, ENTAILMENT = 0, 1, 2
 
 # Every spelling the source sets use, mapped to the fixed order.
 _LABEL_IDS = {
-    "contradiction": 0, "c": 0, "contradictory": 0,
-    "neutral": 1, "n": 1,
-    "entailment": 2, "e": 2,
+    "contradiction": 0,
+    "c": 0,
+    "contradictory": 0,
+    "neutral": 1,
+    "n": 1,
+    "entailment": 2,
+    "e": 2,
 }
 
 #: The split of the held-out slices. Changing any of these changes which pairs were trained on,
 #: so a shipped model records them in its card.
 SPLIT_SEED = 20211122
-SNLI_HELDOUT_PAIRS = 2000   # taken from SNLI test
-MNLI_HELDOUT_PAIRS = 1500   # taken from the TaxiNLI copy of MultiNLI
+SNLI_HELDOUT_PAIRS = 2000  # taken from SNLI test
+MNLI_HELDOUT_PAIRS = 1500  # taken from the TaxiNLI copy of MultiNLI
 # Small validation slices for checkpoint selection, carved from the training pool (not from the
 # held-out slices), so choosing a checkpoint never looks at a reported figure.
-SNLI_VALID_PAIRS = 500      # taken from SNLI dev
-MNLI_VALID_PAIRS = 500      # taken from the TaxiNLI training part
+SNLI_VALID_PAIRS = 500  # taken from SNLI dev
+MNLI_VALID_PAIRS = 500  # taken from the TaxiNLI training part
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ def _read_tsv(path: Path, header: bool) -> List[List[str]]:
 
 
 # --------------------------------------------------------------------------- readers, one per set
+
 
 def read_snli(data_dir: PathLike, split: str) -> List[NLIPair]:
     """SNLI dev or test from the e-SNLI copy (``s1``/``s2``/``labels`` files, '-' labels dropped)."""
@@ -119,7 +124,9 @@ def read_anli(data_dir: PathLike, round: int = 1, split: str = "dev") -> List[NL
         for line in f:
             if line.strip():
                 r = json.loads(line)
-                out.append(NLIPair(_clean(r["context"]), _clean(r["hypothesis"]), label_id(r["label"])))
+                out.append(
+                    NLIPair(_clean(r["context"]), _clean(r["hypothesis"]), label_id(r["label"]))
+                )
     return out
 
 
@@ -129,10 +136,14 @@ def read_sick(data_dir: PathLike, split: str = "TEST") -> List[NLIPair]:
     with open(path, encoding="utf-8-sig", newline="") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     head = [h.strip() for h in rows[0]]
-    ia, ib, il, iset = (head.index(k) for k in
-                        ("sentence_A", "sentence_B", "entailment_label", "SemEval_set"))
-    return [NLIPair(_clean(r[ia]), _clean(r[ib]), label_id(r[il]))
-            for r in rows[1:] if r and r[iset].strip() == split]
+    ia, ib, il, iset = (
+        head.index(k) for k in ("sentence_A", "sentence_B", "entailment_label", "SemEval_set")
+    )
+    return [
+        NLIPair(_clean(r[ia]), _clean(r[ib]), label_id(r[il]))
+        for r in rows[1:]
+        if r and r[iset].strip() == split
+    ]
 
 
 def read_xnli_en(data_dir: PathLike) -> List[NLIPair]:
@@ -142,7 +153,10 @@ def read_xnli_en(data_dir: PathLike) -> List[NLIPair]:
 
 # --------------------------------------------------------------------------- the split
 
-def _group_split(pairs: Sequence[NLIPair], n_out: int, seed: int) -> Tuple[List[NLIPair], List[NLIPair]]:
+
+def _group_split(
+    pairs: Sequence[NLIPair], n_out: int, seed: int
+) -> Tuple[List[NLIPair], List[NLIPair]]:
     """Hold out whole premises (SNLI and MultiNLI repeat a premise with several hypotheses), so no
     held-out premise is seen in training. Returns (rest, held_out); held_out has >= n_out pairs."""
     premises = sorted({p.premise for p in pairs})
@@ -179,8 +193,12 @@ def mnli_split(data_dir: PathLike) -> Dict[str, List[NLIPair]]:
 def training_files(dnli_turns: Iterable[int] = (1,)) -> Tuple[str, ...]:
     """The files :func:`training_sets` reads, relative to data_dir (for the model card's hashes)."""
     return (
-        "snli/s1.dev", "snli/s2.dev", "snli/labels.dev",
-        "snli/s1.test", "snli/s2.test", "snli/labels.test",
+        "snli/s1.dev",
+        "snli/s2.dev",
+        "snli/labels.dev",
+        "snli/s1.test",
+        "snli/s2.test",
+        "snli/labels.test",
         "multinli-taxinli/taxinli10k.tsv",
         "conjnli/adversarial_train_15k.tsv",
     ) + tuple(f"dialogue-nli-gu/train_{t}_data.csv" for t in dnli_turns)
@@ -208,11 +226,20 @@ def validation_sets(data_dir: PathLike) -> Dict[str, List[NLIPair]]:
 
 
 #: Held-out sets reported by nli-eval and the model card, in report order.
-EVAL_SET_NAMES = ("snli_heldout", "mnli_heldout", "dnli_gu_test_1", "dnli_gu_test_5",
-                  "anli_r1_dev", "sick_test", "xnli_en_dev")
+EVAL_SET_NAMES = (
+    "snli_heldout",
+    "mnli_heldout",
+    "dnli_gu_test_1",
+    "dnli_gu_test_5",
+    "anli_r1_dev",
+    "sick_test",
+    "xnli_en_dev",
+)
 
 
-def eval_sets(data_dir: PathLike, names: Iterable[str] = EVAL_SET_NAMES) -> Dict[str, List[NLIPair]]:
+def eval_sets(
+    data_dir: PathLike, names: Iterable[str] = EVAL_SET_NAMES
+) -> Dict[str, List[NLIPair]]:
     readers = {
         "snli_heldout": lambda: snli_split(data_dir)["heldout"],
         "mnli_heldout": lambda: mnli_split(data_dir)["heldout"],

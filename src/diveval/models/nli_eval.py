@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Optional, Sequence
 import numpy as np
 
 from . import nli_data
-from .nli_data import LABELS, EVAL_SET_NAMES, PathLike
+from .nli_data import EVAL_SET_NAMES, LABELS, PathLike
 
 #: Short descriptions for reports.
 SET_DESCRIPTIONS = {
@@ -70,9 +70,12 @@ def evaluate_nli(
     ``{"model", "fingerprint", "limit", "sets": {name: scores(...) | {"description"}}}``.
     """
     data = nli_data.eval_sets(data_dir, sets)
-    out = {"model": getattr(model, "name", type(model).__name__),
-           "fingerprint": getattr(model, "fingerprint", None),
-           "limit": limit, "sets": {}}
+    out = {
+        "model": getattr(model, "name", type(model).__name__),
+        "fingerprint": getattr(model, "fingerprint", None),
+        "limit": limit,
+        "sets": {},
+    }
     for name, pairs in data.items():
         if limit is not None:
             pairs = pairs[:limit]
@@ -94,13 +97,18 @@ def format_nli_report(result: dict) -> str:
         head += f" (weights {result['fingerprint']})"
     if result.get("limit"):
         head += f" [first {result['limit']} pairs per set]"
-    lines = [head, "",
-             f"{'set':<16} {'n':>5} {'acc':>6} {'major.':>6}  {'F1 con':>6} {'F1 neu':>6} {'F1 ent':>6} {'macroF1':>7}"]
+    lines = [
+        head,
+        "",
+        f"{'set':<16} {'n':>5} {'acc':>6} {'major.':>6}  {'F1 con':>6} {'F1 neu':>6} {'F1 ent':>6} {'macroF1':>7}",
+    ]
     for name, r in result["sets"].items():
         f = r["f1"]
-        lines.append(f"{name:<16} {r['n']:>5} {100 * r['accuracy']:>6.1f} {100 * r['majority_accuracy']:>6.1f}  "
-                     f"{100 * f['contradiction']:>6.1f} {100 * f['neutral']:>6.1f} {100 * f['entailment']:>6.1f} "
-                     f"{100 * r['macro_f1']:>7.1f}")
+        lines.append(
+            f"{name:<16} {r['n']:>5} {100 * r['accuracy']:>6.1f} {100 * r['majority_accuracy']:>6.1f}  "
+            f"{100 * f['contradiction']:>6.1f} {100 * f['neutral']:>6.1f} {100 * f['entailment']:>6.1f} "
+            f"{100 * r['macro_f1']:>7.1f}"
+        )
     lines.append("")
     lines.append("acc and major. (always the set's most frequent label) in %; F1 per class in %.")
     return "\n".join(lines)

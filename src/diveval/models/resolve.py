@@ -35,12 +35,16 @@ def _shipped_nli(batch_size: Optional[int]):
     except ImportError:
         shipped_nli = None
     if shipped_nli is None or not shipped_nli.shipped_model_available():
-        raise InputError("no default NLI model is installed (pip install 'diveval[nli]'); "
-                         "name one with --nli-model / model=, e.g. roberta-large-mnli")
+        raise InputError(
+            "no default NLI model is installed (pip install 'diveval[nli]'); "
+            "name one with --nli-model / model=, e.g. roberta-large-mnli"
+        )
     if batch_size is None:
         return shipped_nli.default_nli_model()
-    return _once(("nli", "shipped", None, batch_size),
-                 lambda: shipped_nli.ShippedNLIModel(batch_size=batch_size))
+    return _once(
+        ("nli", "shipped", None, batch_size),
+        lambda: shipped_nli.ShippedNLIModel(batch_size=batch_size),
+    )
 
 
 def _onnx_folder(spec: str) -> bool:
@@ -50,8 +54,9 @@ def _onnx_folder(spec: str) -> bool:
     return p.is_dir() and (p / "vocab.txt").exists() and any(p.glob("*.onnx"))
 
 
-def resolve_nli_model(spec: Any = None, *, device: Optional[str] = None,
-                      batch_size: Optional[int] = None) -> NLIModel:
+def resolve_nli_model(
+    spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
+) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
     if spec is None:
         return _shipped_nli(batch_size)
@@ -66,19 +71,28 @@ def resolve_nli_model(spec: Any = None, *, device: Optional[str] = None,
             from .shipped_nli import ShippedNLIModel
 
             kwargs = {} if batch_size is None else {"batch_size": batch_size}
-            return _once(("nli-onnx", spec, None, batch_size), lambda: ShippedNLIModel(spec, **kwargs))
+            return _once(
+                ("nli-onnx", spec, None, batch_size), lambda: ShippedNLIModel(spec, **kwargs)
+            )
         from .hf_nli import HFNLIModel
 
-        kwargs = {"device": device} if batch_size is None else {"device": device, "batch_size": batch_size}
+        kwargs = (
+            {"device": device}
+            if batch_size is None
+            else {"device": device, "batch_size": batch_size}
+        )
         return _once(("nli", spec, device, batch_size), lambda: HFNLIModel(spec, **kwargs))
     if isinstance(spec, NLIModel):
         return spec
-    raise InputError(f"an NLI model must be a name, a folder or an object with name, fingerprint "
-                     f"and predict(premises, hypotheses); got {type(spec).__name__}")
+    raise InputError(
+        f"an NLI model must be a name, a folder or an object with name, fingerprint "
+        f"and predict(premises, hypotheses); got {type(spec).__name__}"
+    )
 
 
-def resolve_embedder(spec: Any = None, *, device: Optional[str] = None,
-                     batch_size: Optional[int] = None) -> Embedder:
+def resolve_embedder(
+    spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
+) -> Embedder:
     """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
     if spec is None or isinstance(spec, str):
         from .embedders import SentenceTransformerEmbedder, default_embedder
@@ -88,9 +102,12 @@ def resolve_embedder(spec: Any = None, *, device: Optional[str] = None,
         kwargs: dict[str, Any] = {"device": device}
         if batch_size is not None:
             kwargs["batch_size"] = batch_size
-        return _once(("emb", spec, device, batch_size),
-                     lambda: SentenceTransformerEmbedder(spec, **kwargs))
+        return _once(
+            ("emb", spec, device, batch_size), lambda: SentenceTransformerEmbedder(spec, **kwargs)
+        )
     if isinstance(spec, Embedder):
         return spec
-    raise InputError(f"an embedder must be a name, a folder or an object with name, fingerprint "
-                     f"and encode(texts); got {type(spec).__name__}")
+    raise InputError(
+        f"an embedder must be a name, a folder or an object with name, fingerprint "
+        f"and encode(texts); got {type(spec).__name__}"
+    )

@@ -9,7 +9,6 @@ how well it does: ``nli_minilm/MODEL_CARD.md``. Heavy imports happen in the cons
 from __future__ import annotations
 
 import functools
-
 import json
 from pathlib import Path
 from typing import Optional, Sequence, Union
@@ -67,15 +66,17 @@ class ShippedNLIModel:
         # Short sha256 of the weights: what a score's signature records.
         self.fingerprint = file_sha256(self.model_path)[:12]
 
-        self._tok = BertWordPieceTokenizer(str(self.model_dir / "vocab.txt"),
-                                           lowercase=cfg.get("lowercase", True))
+        self._tok = BertWordPieceTokenizer(
+            str(self.model_dir / "vocab.txt"), lowercase=cfg.get("lowercase", True)
+        )
         self._tok.enable_truncation(self.max_length)
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = int(threads)
             opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(self.model_path), sess_options=opts,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            str(self.model_path), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
         self._input_names = {i.name for i in self._session.get_inputs()}
 
     def __repr__(self) -> str:
@@ -95,14 +96,17 @@ class ShippedNLIModel:
             type_ids[i, : len(t)] = t
             mask[i, : len(a)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": type_ids}
-        (logits,) = self._session.run(["logits"], {k: v for k, v in feeds.items() if k in self._input_names})
+        (logits,) = self._session.run(
+            ["logits"], {k: v for k, v in feeds.items() if k in self._input_names}
+        )
         logits = logits.astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    def predict(self, premises: Sequence[str], hypotheses: Sequence[str],
-                batch_size: Optional[int] = None) -> np.ndarray:
+    def predict(
+        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: Optional[int] = None
+    ) -> np.ndarray:
         """Probabilities of shape [n, 3], columns (contradiction, neutral, entailment)."""
         if len(premises) != len(hypotheses):
             raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
@@ -128,6 +132,8 @@ def shipped_model_available() -> bool:
     """True when the weights are installed and onnxruntime / tokenizers can be imported."""
     import importlib.util
 
-    return ((MODEL_DIR / "config.json").exists()
-            and importlib.util.find_spec("onnxruntime") is not None
-            and importlib.util.find_spec("tokenizers") is not None)
+    return (
+        (MODEL_DIR / "config.json").exists()
+        and importlib.util.find_spec("onnxruntime") is not None
+        and importlib.util.find_spec("tokenizers") is not None
+    )

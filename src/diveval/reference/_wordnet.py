@@ -50,11 +50,14 @@ class WordNetMissingError(DivevalError, LookupError):
             "METEOR needs WordNet 3.0 and none was found (looked in: " + ", ".join(looked) + "). "
             "Install it with `apt-get install wordnet-base wordnet-sense-index` (Debian/Ubuntu), "
             "or `python -m nltk.downloader wordnet`, or set DIVEVAL_WORDNET to a folder holding "
-            "the WordNet database files")
+            "the WordNet database files"
+        )
 
 
 def lexnames_text() -> str:
-    return "".join(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
+    return "".join(
+        f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES)
+    )
 
 
 def cache_dir() -> Path:
@@ -81,7 +84,9 @@ def _prepare(source: Path) -> Path:
     tmp.mkdir(parents=True)
     for name in _NEEDED + _OPTIONAL:
         if (source / name).is_file():
-            shutil.copyfile(source / name, tmp / name)  # copies: nltk refuses links leaving its root
+            shutil.copyfile(
+                source / name, tmp / name
+            )  # copies: nltk refuses links leaving its root
     if (source / "lexnames").is_file():
         shutil.copyfile(source / "lexnames", tmp / "lexnames")
     else:
@@ -138,7 +143,9 @@ def load_wordnet():
         if root not in [str(p) for p in nltk.data.path]:
             nltk.data.path.append(root)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "multilingual functions are not available": not needed
+            warnings.simplefilter(
+                "ignore"
+            )  # "multilingual functions are not available": not needed
             reader = _reader_class()(str(corpus), None)
         return reader, f"{kind}-wordnet-{reader.get_version()}"
     raise WordNetMissingError(looked)

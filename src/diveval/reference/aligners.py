@@ -66,7 +66,9 @@ class Aligner:
     def __call__(self, hypothesis: str, references: Sequence[str]) -> float:
         return float(self.score_matrix([hypothesis], [list(references)])[0, 0])
 
-    def score_matrix(self, hypotheses: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
+    def score_matrix(
+        self, hypotheses: Sequence[str], groups: Sequence[Sequence[str]]
+    ) -> np.ndarray:
         """Scores [len(hypotheses), len(groups)]: entry (i, k) = self(hypotheses[i], groups[k])."""
         out = np.empty((len(hypotheses), len(groups)), dtype=np.float64)
         for i, h in enumerate(hypotheses):
@@ -74,7 +76,9 @@ class Aligner:
                 out[i, k] = self(h, g)
         return out
 
-    def score_sets(self, sets: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]]) -> list[np.ndarray]:
+    def score_sets(
+        self, sets: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]]
+    ) -> list[np.ndarray]:
         """``score_matrix`` of many (hypotheses, groups) pairs; overridden where batching pays."""
         return [self.score_matrix(h, g) for h, g in sets]
 
@@ -87,8 +91,11 @@ class CallableAligner(Aligner):
 
     def __init__(self, fn: Callable[[str, Sequence[str]], float], name: str | None = None):
         self.fn = fn
-        self.name = name or getattr(fn, "name", None) or \
-            f"callable({getattr(fn, '__qualname__', type(fn).__name__)})"
+        self.name = (
+            name
+            or getattr(fn, "name", None)
+            or f"callable({getattr(fn, '__qualname__', type(fn).__name__)})"
+        )
 
     def __call__(self, hypothesis: str, references: Sequence[str]) -> float:
         return float(self.fn(hypothesis, list(references)))
@@ -147,16 +154,25 @@ def _match_arrays(hyp_tokens: Sequence[Sequence[Hashable]], groups: Sequence[_Gr
     return matches, totals, hyp_len, ref_len
 
 
-def group_stats(hypothesis: Sequence[Hashable], references: Sequence[Sequence[Hashable]],
-                max_n: int = 4) -> BleuStats:
+def group_stats(
+    hypothesis: Sequence[Hashable], references: Sequence[Sequence[Hashable]], max_n: int = 4
+) -> BleuStats:
     """The BLEU engine's statistics (``diveval.lexical.bleu.BleuStats``) of one tokenized
     hypothesis against one group, computed the way the aligners compute them."""
     if len(references) == 0:
         raise ValueError("a group needs at least one reference")
-    m, t, h, r = _match_arrays([list(hypothesis)], [_Group([list(x) for x in references], max_n)], max_n)
+    m, t, h, r = _match_arrays(
+        [list(hypothesis)], [_Group([list(x) for x in references], max_n)], max_n
+    )
     totals = tuple(int(x) for x in t[0])
-    return BleuStats(tuple(int(x) for x in m[0, 0]), totals, tuple(int(x == 0) for x in totals),
-                     int(h[0]), int(r[0, 0]), 1)
+    return BleuStats(
+        tuple(int(x) for x in m[0, 0]),
+        totals,
+        tuple(int(x == 0) for x in totals),
+        int(h[0]),
+        int(r[0, 0]),
+        1,
+    )
 
 
 def addone_bleu(matches: np.ndarray, totals: np.ndarray) -> np.ndarray:
@@ -228,8 +244,9 @@ class NltkBleuAligner(_NgramAligner):
         if K >= 5 and self.smoothing in ("method5", "method7"):
             p5 = (matches[:, :, 4].reshape(-1), den_all[:, :, 4].reshape(-1))
         h = np.repeat(hyp_len, G)
-        out = bleu_from_counts(num, den, h, ref_len.reshape(-1), weights=[1.0 / n] * n,
-                               smoothing=self.smoothing, p5=p5)
+        out = bleu_from_counts(
+            num, den, h, ref_len.reshape(-1), weights=[1.0 / n] * n, smoothing=self.smoothing, p5=p5
+        )
         return out.reshape(H, G)
 
 
@@ -288,7 +305,9 @@ class EmbeddingAligner(Aligner):
             return {}
         emb = np.asarray(self.embedder.encode(uniq), dtype=np.float64)
         if emb.ndim != 2 or emb.shape[0] != len(uniq):
-            raise ValueError(f"embedder {self.embedder.name!r} returned shape {emb.shape} for {len(uniq)} texts")
+            raise ValueError(
+                f"embedder {self.embedder.name!r} returned shape {emb.shape} for {len(uniq)} texts"
+            )
         norms = np.linalg.norm(emb, axis=1, keepdims=True)
         emb = np.divide(emb, norms, out=np.zeros_like(emb), where=norms > 0)
         return dict(zip(uniq, emb))
@@ -310,8 +329,13 @@ class EmbeddingAligner(Aligner):
         return self.score_sets([(hypotheses, groups)])[0]
 
 
-def get_aligner(name: str = "bleu", *, embedding_model: str | None = None, device: str | None = None,
-                batch_size: int | None = None) -> Aligner:
+def get_aligner(
+    name: str = "bleu",
+    *,
+    embedding_model: str | None = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+) -> Aligner:
     """An aligner by name: ``bleu`` (default), ``nltk-bleu``, ``nist``, ``embedding``.
 
     embedding_model / device / batch_size: for ``embedding`` only (a sentence-transformers name or
@@ -335,8 +359,10 @@ def get_aligner(name: str = "bleu", *, embedding_model: str | None = None, devic
         if batch_size:
             kw["batch_size"] = batch_size
         return EmbeddingAligner(SentenceTransformerEmbedder(embedding_model, **kw))
-    raise InputError(f"unknown aligner {name!r}; choose one of {', '.join(ALIGNERS)}, "
-                     "or pass a callable (hypothesis, references) -> float")
+    raise InputError(
+        f"unknown aligner {name!r}; choose one of {', '.join(ALIGNERS)}, "
+        "or pass a callable (hypothesis, references) -> float"
+    )
 
 
 def as_aligner(aligner: Any = "bleu", **options: Any) -> Aligner:
@@ -349,4 +375,6 @@ def as_aligner(aligner: Any = "bleu", **options: Any) -> Aligner:
         return CallableAligner(aligner)
     from ..errors import InputError
 
-    raise InputError(f"aligner must be a name, an Aligner or a callable, got {type(aligner).__name__}")
+    raise InputError(
+        f"aligner must be a name, an Aligner or a callable, got {type(aligner).__name__}"
+    )

@@ -36,8 +36,14 @@ from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .aligners import Aligner, as_aligner
 
-__all__ = ["LsdsccResult", "LsdsccCorpusResult", "lsdscc", "lsdscc_corpus", "order_groups",
-           "prepare_groups"]
+__all__ = [
+    "LsdsccResult",
+    "LsdsccCorpusResult",
+    "lsdscc",
+    "lsdscc_corpus",
+    "order_groups",
+    "prepare_groups",
+]
 
 METRICS = ("mds", "pds", "max_bleu")
 
@@ -74,56 +80,73 @@ def _where(index: int | None, query: str | None) -> str:
     return " ".join(parts) + ": " if parts else ""
 
 
-def prepare_groups(reference_groups: Any, index: int | None = None,
-                   query: str | None = None) -> tuple[tuple, list[list[str]]]:
+def prepare_groups(
+    reference_groups: Any, index: int | None = None, query: str | None = None
+) -> tuple[tuple, list[list[str]]]:
     """Validate one query's groups: (group ids, groups as lists of strings), in the documented order."""
     where = _where(index, query)
     if isinstance(reference_groups, str) or reference_groups is None:
-        raise InputError(f"{where}reference groups must be a list of lists of strings "
-                         f"(or a mapping group id -> list of strings), got "
-                         f"{'nothing' if reference_groups is None else 'one string'}")
+        raise InputError(
+            f"{where}reference groups must be a list of lists of strings "
+            f"(or a mapping group id -> list of strings), got "
+            f"{'nothing' if reference_groups is None else 'one string'}"
+        )
     if isinstance(reference_groups, Mapping):
         pairs = order_groups(reference_groups)
     else:
         try:
             pairs = list(enumerate(reference_groups))
         except TypeError:
-            raise InputError(f"{where}reference groups must be a list of lists of strings, "
-                             f"got {type(reference_groups).__name__}") from None
+            raise InputError(
+                f"{where}reference groups must be a list of lists of strings, "
+                f"got {type(reference_groups).__name__}"
+            ) from None
     if not pairs:
         raise InputError(f"{where}no reference groups")
     ids, groups = [], []
     for gid, refs in pairs:
         if isinstance(refs, str) or not isinstance(refs, (list, tuple)):
-            raise InputError(f"{where}reference group {gid!r} must be a list of strings, "
-                             f"got {type(refs).__name__}")
+            raise InputError(
+                f"{where}reference group {gid!r} must be a list of strings, "
+                f"got {type(refs).__name__}"
+            )
         if not refs:
             raise InputError(f"{where}reference group {gid!r} is empty")
         for r in refs:
             if not isinstance(r, str):
-                raise InputError(f"{where}reference group {gid!r} holds a {type(r).__name__}, not a string")
+                raise InputError(
+                    f"{where}reference group {gid!r} holds a {type(r).__name__}, not a string"
+                )
         ids.append(gid)
         groups.append(list(refs))
     return tuple(ids), groups
 
 
-def _prepare_hypotheses(hypotheses: Any, index: int | None = None, query: str | None = None) -> list[str]:
+def _prepare_hypotheses(
+    hypotheses: Any, index: int | None = None, query: str | None = None
+) -> list[str]:
     where = _where(index, query)
     if isinstance(hypotheses, str) or hypotheses is None:
-        raise InputError(f"{where}hypotheses must be a list of strings, got "
-                         f"{'nothing' if hypotheses is None else 'one string'}")
+        raise InputError(
+            f"{where}hypotheses must be a list of strings, got "
+            f"{'nothing' if hypotheses is None else 'one string'}"
+        )
     try:
         hyps = list(hypotheses)
     except TypeError:
-        raise InputError(f"{where}hypotheses must be a list of strings, got {type(hypotheses).__name__}") from None
+        raise InputError(
+            f"{where}hypotheses must be a list of strings, got {type(hypotheses).__name__}"
+        ) from None
     if not hyps:
         raise InputError(f"{where}no hypotheses")
     for j, h in enumerate(hyps):
         if not isinstance(h, str):
             raise InputError(f"{where}hypothesis {j} is a {type(h).__name__}, not a string")
         if not h.split():
-            raise InputError(f"{where}hypothesis {j} is empty (the add-one BLEU would score it 1.0 "
-                             "against every group)")
+            raise InputError(
+                f"{where}hypothesis {j} is empty (the add-one BLEU would score it 1.0 "
+                "against every group)"
+            )
     return hyps
 
 
@@ -158,9 +181,14 @@ class LsdsccResult:
         return make_signature("lsdscc", aligner=self.aligner, setting=SETS)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mds": self.mds, "pds": self.pds, "max_bleu": self.max_bleu,
-                               "alignment": list(self.alignment), "best": list(self.best),
-                               "groups": {str(g): n for g, n in zip(self.group_ids, self.group_sizes)}}
+        out: dict[str, Any] = {
+            "mds": self.mds,
+            "pds": self.pds,
+            "max_bleu": self.max_bleu,
+            "alignment": list(self.alignment),
+            "best": list(self.best),
+            "groups": {str(g): n for g, n in zip(self.group_ids, self.group_sizes)},
+        }
         if self.query is not None:
             out = {"query": self.query, **out}
         return out
@@ -192,25 +220,41 @@ class LsdsccCorpusResult:
         if key not in METRICS:
             raise ValueError(f"unknown LSDSCC metric {metric!r}")
         name = _REGISTRY_NAME[key]
-        return Score(name, getattr(self, key), make_signature(name, aligner=self.aligner, setting=SETS),
-                     SETS, self.items(key),
-                     {"alignment": [list(s.alignment) for s in self.sets], "aligner": self.aligner})
+        return Score(
+            name,
+            getattr(self, key),
+            make_signature(name, aligner=self.aligner, setting=SETS),
+            SETS,
+            self.items(key),
+            {"alignment": [list(s.alignment) for s in self.sets], "aligner": self.aligner},
+        )
 
 
 _REGISTRY_NAME = {"mds": "lsdscc-mds", "pds": "lsdscc-pds", "max_bleu": "lsdscc-maxbleu"}
 _METRIC_KEY = {v: k for k, v in _REGISTRY_NAME.items()}
 
 
-def _result(scores: np.ndarray, hyps: list[str], ids: tuple, groups: list[list[str]],
-            aligner: Aligner, index: int | None, query: str | None) -> LsdsccResult:
+def _result(
+    scores: np.ndarray,
+    hyps: list[str],
+    ids: tuple,
+    groups: list[list[str]],
+    aligner: Aligner,
+    index: int | None,
+    query: str | None,
+) -> LsdsccResult:
     scores = np.asarray(scores, dtype=np.float64)
     if scores.shape != (len(hyps), len(groups)):
-        raise ValueError(f"aligner {aligner.name!r} returned scores of shape {scores.shape}, "
-                         f"expected {(len(hyps), len(groups))}")
+        raise ValueError(
+            f"aligner {aligner.name!r} returned scores of shape {scores.shape}, "
+            f"expected {(len(hyps), len(groups))}"
+        )
     if not np.isfinite(scores).all():
         i, k = np.argwhere(~np.isfinite(scores))[0]
-        raise ValueError(f"{_where(index, query)}aligner {aligner.name!r} returned {scores[i, k]} "
-                         f"for hypothesis {i} and group {ids[k]!r}")
+        raise ValueError(
+            f"{_where(index, query)}aligner {aligner.name!r} returned {scores[i, k]} "
+            f"for hypothesis {i} and group {ids[k]!r}"
+        )
     arg = np.argmax(scores, axis=1)  # first group on ties
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
     hit = np.unique(arg)
@@ -229,8 +273,9 @@ def _result(scores: np.ndarray, hyps: list[str], ids: tuple, groups: list[list[s
     )
 
 
-def lsdscc(hypotheses: Sequence[str], reference_groups: Any, aligner: Any = "bleu",
-           **aligner_options: Any) -> LsdsccResult:
+def lsdscc(
+    hypotheses: Sequence[str], reference_groups: Any, aligner: Any = "bleu", **aligner_options: Any
+) -> LsdsccResult:
     """MDS, PDS, MaxBLEU and the alignment of one hypothesis set.
 
     hypotheses: the responses to one query; reference_groups: a list of groups (lists of
@@ -249,9 +294,14 @@ def lsdscc(hypotheses: Sequence[str], reference_groups: Any, aligner: Any = "ble
     return _result(al.score_sets([(hyps, groups)])[0], hyps, ids, groups, al, None, None)
 
 
-def lsdscc_corpus(hypothesis_sets: Sequence[Sequence[str]], reference_groups: Sequence[Any],
-                  aligner: Any = "bleu", queries: Sequence[str] | None = None,
-                  progress: bool | None = False, **aligner_options: Any) -> LsdsccCorpusResult:
+def lsdscc_corpus(
+    hypothesis_sets: Sequence[Sequence[str]],
+    reference_groups: Sequence[Any],
+    aligner: Any = "bleu",
+    queries: Sequence[str] | None = None,
+    progress: bool | None = False,
+    **aligner_options: Any,
+) -> LsdsccCorpusResult:
     """The corpus form: one hypothesis set and one list (or mapping) of groups per query; each
     metric is the mean over queries. ``queries`` (optional) name the sets in results and errors."""
     al = as_aligner(aligner, **aligner_options)
@@ -262,7 +312,9 @@ def lsdscc_corpus(hypothesis_sets: Sequence[Sequence[str]], reference_groups: Se
     if not sets:
         raise InputError("no hypothesis sets to score")
     if len(sets) != len(groups_per_set):
-        raise InputError(f"{len(sets)} hypothesis sets but {len(groups_per_set)} lists of reference groups")
+        raise InputError(
+            f"{len(sets)} hypothesis sets but {len(groups_per_set)} lists of reference groups"
+        )
     qs = list(queries) if queries is not None else [None] * len(sets)
     if len(qs) != len(sets):
         raise InputError(f"{len(sets)} hypothesis sets but {len(qs)} queries")
@@ -279,7 +331,7 @@ def lsdscc_corpus(hypothesis_sets: Sequence[Sequence[str]], reference_groups: Se
 
         starts = track(starts, f"LSDSCC ({al.name})", total=len(starts))
     for s in starts:
-        part = prepared[s:s + chunk]
+        part = prepared[s : s + chunk]
         mats = al.score_sets([(h, g) for h, _, g in part])
         for j, ((hyps, ids, groups), m) in enumerate(zip(part, mats)):
             results.append(_result(m, hyps, ids, groups, al, s + j, qs[s + j]))

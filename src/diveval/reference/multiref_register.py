@@ -10,7 +10,7 @@ from ..results import CORPUS, Score
 
 _LEXICAL = ("references", "reduction", "tokenizer", "lowercase")
 _MODEL = ("references", "reduction", "embedding_model", "device", "batch_size")
-_WHY = "needs references: one list per response (JSONL field \"references\")"
+_WHY = 'needs references: one list per response (JSONL field "references")'
 
 
 def _need(references: Any, name: str) -> None:
@@ -19,11 +19,15 @@ def _need(references: Any, name: str) -> None:
 
 
 def _bleu(n: int):
-    def compute(data, references=None, reduction="multi", tokenizer="whitespace", lowercase=False) -> Score:
+    def compute(
+        data, references=None, reduction="multi", tokenizer="whitespace", lowercase=False
+    ) -> Score:
         from .multiref import bleu
 
         _need(references, f"ref-bleu-{n}")
-        return bleu(data, references, n=n, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+        return bleu(
+            data, references, n=n, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase
+        )
 
     return compute
 
@@ -35,39 +39,93 @@ def _rouge(data, references=None, reduction="max") -> Score:
     return rouge_l(data, references, reduction=reduction)
 
 
-def _meteor(data, references=None, reduction="max", tokenizer="whitespace", lowercase=False) -> Score:
+def _meteor(
+    data, references=None, reduction="max", tokenizer="whitespace", lowercase=False
+) -> Score:
     from .multiref import meteor
 
     _need(references, "ref-meteor")
     return meteor(data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
 
 
-def _embedding(data, references=None, reduction="max", tokenizer="whitespace", lowercase=False) -> Score:
+def _embedding(
+    data, references=None, reduction="max", tokenizer="whitespace", lowercase=False
+) -> Score:
     from .multiref import embedding_average
 
     _need(references, "ref-embedding-average")
-    return embedding_average(data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+    return embedding_average(
+        data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase
+    )
 
 
 def _bert(label: str):
-    def compute(data, references=None, reduction="max", embedding_model=None, device=None,
-                batch_size=None) -> Score:
+    def compute(
+        data, references=None, reduction="max", embedding_model=None, device=None, batch_size=None
+    ) -> Score:
         from .multiref import bertscore
 
         _need(references, f"ref-bertscore-{label.lower()}")
-        return bertscore(data, references, reduction=reduction, model=embedding_model, device=device,
-                         batch_size=batch_size or 64)[label]
+        return bertscore(
+            data,
+            references,
+            reduction=reduction,
+            model=embedding_model,
+            device=device,
+            batch_size=batch_size or 64,
+        )[label]
 
     return compute
 
 
 for _n in range(1, 5):
-    register(Metric(f"ref-bleu-{_n}", f"multi-reference BLEU-{_n} (value: corpus BLEU; needs references)", _bleu(_n), settings=(CORPUS,), options=_LEXICAL))
-register(Metric("ref-rouge-l", "ROUGE-L F (rouge-score), best reference (needs references)", _rouge,
-                settings=(CORPUS,), options=("references", "reduction"), extra="reference"))
-register(Metric("ref-meteor", "METEOR (nltk + WordNet 3.0), best reference (needs references)", _meteor,
-                settings=(CORPUS,), options=_LEXICAL, extra="reference"))
-register(Metric("ref-embedding-average", "embedding average (spaCy en_core_web_md vectors), best reference (needs references)", _embedding, settings=(CORPUS,), options=_LEXICAL, extra="reference"))
+    register(
+        Metric(
+            f"ref-bleu-{_n}",
+            f"multi-reference BLEU-{_n} (value: corpus BLEU; needs references)",
+            _bleu(_n),
+            settings=(CORPUS,),
+            options=_LEXICAL,
+        )
+    )
+register(
+    Metric(
+        "ref-rouge-l",
+        "ROUGE-L F (rouge-score), best reference (needs references)",
+        _rouge,
+        settings=(CORPUS,),
+        options=("references", "reduction"),
+        extra="reference",
+    )
+)
+register(
+    Metric(
+        "ref-meteor",
+        "METEOR (nltk + WordNet 3.0), best reference (needs references)",
+        _meteor,
+        settings=(CORPUS,),
+        options=_LEXICAL,
+        extra="reference",
+    )
+)
+register(
+    Metric(
+        "ref-embedding-average",
+        "embedding average (spaCy en_core_web_md vectors), best reference (needs references)",
+        _embedding,
+        settings=(CORPUS,),
+        options=_LEXICAL,
+        extra="reference",
+    )
+)
 for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
-    register(Metric(f"ref-bertscore-{_label.lower()}", f"BERTScore {_what} (MiniLM-L6 layer 6), best reference (needs references)", _bert(_label), settings=(CORPUS,),
-                    options=_MODEL, extra="models"))
+    register(
+        Metric(
+            f"ref-bertscore-{_label.lower()}",
+            f"BERTScore {_what} (MiniLM-L6 layer 6), best reference (needs references)",
+            _bert(_label),
+            settings=(CORPUS,),
+            options=_MODEL,
+            extra="models",
+        )
+    )

@@ -30,8 +30,12 @@ def _corpus(data, reference_groups, aligner, options):
     from .lsdscc import lsdscc_corpus
 
     al_key = aligner if isinstance(aligner, (str, type(None))) else ("id", id(aligner))
-    key = (_freeze(data), _freeze(reference_groups), al_key,
-           tuple(sorted((k, v) for k, v in options.items() if k != "progress")))
+    key = (
+        _freeze(data),
+        _freeze(reference_groups),
+        al_key,
+        tuple(sorted((k, v) for k, v in options.items() if k != "progress")),
+    )
     if _last.get("key") == key:
         return _last["result"]
     result = lsdscc_corpus(data, reference_groups, aligner or "bleu", **options)
@@ -41,13 +45,29 @@ def _corpus(data, reference_groups, aligner, options):
 
 
 def _make(metric: str):
-    def compute(data: Any, reference_groups: Any = None, aligner: Any = None, embedding_model=None,
-                device=None, batch_size=None, progress=None) -> Score:
+    def compute(
+        data: Any,
+        reference_groups: Any = None,
+        aligner: Any = None,
+        embedding_model=None,
+        device=None,
+        batch_size=None,
+        progress=None,
+    ) -> Score:
         if reference_groups is None:
-            raise InputError(f"{metric} needs reference groups: pass reference_groups (one list of "
-                             "groups per set), or give every .jsonl record a \"reference_groups\" field")
-        options = {k: v for k, v in (("embedding_model", embedding_model), ("device", device),
-                                     ("batch_size", batch_size)) if v is not None}
+            raise InputError(
+                f"{metric} needs reference groups: pass reference_groups (one list of "
+                'groups per set), or give every .jsonl record a "reference_groups" field'
+            )
+        options = {
+            k: v
+            for k, v in (
+                ("embedding_model", embedding_model),
+                ("device", device),
+                ("batch_size", batch_size),
+            )
+            if v is not None
+        }
         if progress:
             options["progress"] = True
         as_setting(data, SETS)  # refuses a corpus (list of strings) with a clear message
@@ -57,12 +77,33 @@ def _make(metric: str):
     return compute
 
 
-register(Metric("lsdscc-mds", "LSDSCC Mean Diversity Score: share of reference groups the set covers "
-                "(Xu et al. 2018; needs reference_groups)", _make("lsdscc-mds"),
-                settings=(SETS,), options=_OPTIONS))
-register(Metric("lsdscc-pds", "LSDSCC Probabilistic Diversity Score: share of references in the groups "
-                "the set covers (Xu et al. 2018; needs reference_groups)", _make("lsdscc-pds"),
-                settings=(SETS,), options=_OPTIONS))
-register(Metric("lsdscc-maxbleu", "LSDSCC MaxBLEU: mean best aligner score of each response against its "
-                "reference groups (Xu et al. 2018; needs reference_groups)", _make("lsdscc-maxbleu"),
-                settings=(SETS,), options=_OPTIONS))
+register(
+    Metric(
+        "lsdscc-mds",
+        "LSDSCC Mean Diversity Score: share of reference groups the set covers "
+        "(Xu et al. 2018; needs reference_groups)",
+        _make("lsdscc-mds"),
+        settings=(SETS,),
+        options=_OPTIONS,
+    )
+)
+register(
+    Metric(
+        "lsdscc-pds",
+        "LSDSCC Probabilistic Diversity Score: share of references in the groups "
+        "the set covers (Xu et al. 2018; needs reference_groups)",
+        _make("lsdscc-pds"),
+        settings=(SETS,),
+        options=_OPTIONS,
+    )
+)
+register(
+    Metric(
+        "lsdscc-maxbleu",
+        "LSDSCC MaxBLEU: mean best aligner score of each response against its "
+        "reference groups (Xu et al. 2018; needs reference_groups)",
+        _make("lsdscc-maxbleu"),
+        settings=(SETS,),
+        options=_OPTIONS,
+    )
+)

@@ -8,8 +8,9 @@ from typing import Iterable, Iterator, TypeVar
 T = TypeVar("T")
 
 
-def track(iterable: Iterable[T], description: str, total: int | None = None,
-          enabled: bool | None = None) -> Iterator[T]:
+def track(
+    iterable: Iterable[T], description: str, total: int | None = None, enabled: bool | None = None
+) -> Iterator[T]:
     """Yield from ``iterable`` with a transient progress bar on stderr when it is a terminal."""
     if enabled is None:
         enabled = sys.stderr.isatty()

@@ -8,8 +8,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..results import Score
 
 
-def scores_to_json(scores: Mapping[str, Score], meta: Mapping[str, Any] | None = None,
-                   with_items: bool = False) -> str:
+def scores_to_json(
+    scores: Mapping[str, Score], meta: Mapping[str, Any] | None = None, with_items: bool = False
+) -> str:
     out = dict(meta or {})
     out["scores"] = {name: s.to_dict(with_items) for name, s in scores.items()}
     return json.dumps(out, indent=2, ensure_ascii=False)
@@ -23,7 +24,9 @@ def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any
     rows = [list(r) for r in rows]
     table = Table(title=title, title_justify="left")
     for i, col in enumerate(columns):
-        numeric = bool(rows) and all(isinstance(r[i], (int, float)) for r in rows if r[i] is not None)
+        numeric = bool(rows) and all(
+            isinstance(r[i], (int, float)) for r in rows if r[i] is not None
+        )
         table.add_column(col, justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         table.add_row(*[_cell(v) for v in row])

@@ -23,8 +23,14 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
-def embed_texts(texts: list[str], model: Any = None, *, batch_size: Optional[int] = None,
-                device: Optional[str] = None, cache_dir: Optional[str] = None):
+def embed_texts(
+    texts: list[str],
+    model: Any = None,
+    *,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+):
     """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once."""
     from ..models.cache import cached_embedder
     from ..models.resolve import resolve_embedder
@@ -33,9 +39,15 @@ def embed_texts(texts: list[str], model: Any = None, *, batch_size: Optional[int
     return emb.encode(texts), emb
 
 
-def embedding_diversity(sets: Any, model: Any = None, *, batch_size: Optional[int] = None,
-                        device: Optional[str] = None, cache_dir: Optional[str] = None,
-                        progress: Optional[bool] = None) -> Score:
+def embedding_diversity(
+    sets: Any,
+    model: Any = None,
+    *,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> Score:
     """Minus the mean pairwise cosine similarity of each set's sentence embeddings, and the mean.
 
     sets: a list of lists of strings, each with at least 2 responses. model: None (the offline
@@ -46,8 +58,9 @@ def embedding_diversity(sets: Any, model: Any = None, *, batch_size: Optional[in
     sizes = np.array([len(s) for s in items], dtype=np.int64)
     require_pairs(sizes, "sent-bert")
     texts = [t for s in items for t in s]
-    vectors, emb = embed_texts(texts, model, batch_size=batch_size, device=device,
-                               cache_dir=cache_dir)
+    vectors, emb = embed_texts(
+        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+    )
     x = unit_rows(vectors)
     values = np.empty(len(items))
     start = 0
@@ -57,6 +70,12 @@ def embedding_diversity(sets: Any, model: Any = None, *, batch_size: Optional[in
         upper = np.triu_indices(int(m), k=1)
         values[k] = -sims[upper].mean()
         start += m
-    sig = make_signature("sent-bert", model=emb.name, fp=emb.fingerprint, sim="cosine",
-                         pairs="unordered", setting=SETS)
+    sig = make_signature(
+        "sent-bert",
+        model=emb.name,
+        fp=emb.fingerprint,
+        sim="cosine",
+        pairs="unordered",
+        setting=SETS,
+    )
     return Score("sent-bert", float(values.mean()), sig, SETS, values)

@@ -40,7 +40,9 @@ def argmax_labels(probs: np.ndarray) -> np.ndarray:
 def pair_scores(probs: np.ndarray, variant: str = "baseline") -> np.ndarray:
     """Each pair's contribution to NLI Diversity under ``variant`` (see the module docstring)."""
     if variant not in VARIANTS:
-        raise InputError(f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+        raise InputError(
+            f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}"
+        )
     probs = np.asarray(probs, dtype=np.float64)
     labels = argmax_labels(probs)
     out = np.zeros(labels.size)
@@ -63,8 +65,14 @@ def _validate(sets: Any) -> tuple[list[list[str]], np.ndarray]:
     return items, sizes
 
 
-def nli_predictions(sets: Any, model: Any = None, *, batch_size: Optional[int] = None,
-                    device: Optional[str] = None, cache_dir: Optional[str] = None):
+def nli_predictions(
+    sets: Any,
+    model: Any = None,
+    *,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+):
     """(probs [pairs, 3], set index of each pair, sizes, the cached model) for all ordered pairs."""
     from ..models.cache import cached_nli
     from ..models.resolve import resolve_nli_model
@@ -82,10 +90,17 @@ def _label_counts(labels: np.ndarray, owner: np.ndarray, n_sets: int) -> dict[st
     return {name: table[:, k] for k, name in enumerate(NLI_LABELS)}
 
 
-def nli_diversity(sets: Any, model: Any = None, variant: str = "baseline", *,
-                  batch_size: Optional[int] = None, device: Optional[str] = None,
-                  cache_dir: Optional[str] = None, progress: Optional[bool] = None,
-                  metric: Optional[str] = None) -> Score:
+def nli_diversity(
+    sets: Any,
+    model: Any = None,
+    variant: str = "baseline",
+    *,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+    progress: Optional[bool] = None,
+    metric: Optional[str] = None,
+) -> Score:
     """NLI Diversity of each response set and their mean (Stasaski & Hearst 2022).
 
     sets: a list of lists of strings, each with at least 2 responses. model: None (the NLI model
@@ -95,23 +110,35 @@ def nli_diversity(sets: Any, model: Any = None, variant: str = "baseline", *,
     """
     del progress  # backends show their own progress bar when stderr is a terminal
     if variant not in VARIANTS:
-        raise InputError(f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    probs, owner, sizes, nli = nli_predictions(sets, model, batch_size=batch_size, device=device,
-                                               cache_dir=cache_dir)
+        raise InputError(
+            f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}"
+        )
+    probs, owner, sizes, nli = nli_predictions(
+        sets, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+    )
     n_sets = sizes.size
     per_set = np.bincount(owner, weights=pair_scores(probs, variant), minlength=n_sets)
     counts = _label_counts(argmax_labels(probs), owner, n_sets)
     name = metric or f"nli-{variant}"
     counting = name == "nli-counts"
-    sig = make_signature(name, variant=None if counting else variant, model=nli.name,
-                         fp=nli.fingerprint, pairs="ordered", agg="count" if counting else "sum",
-                         setting=SETS)
-    details = {"counts": counts,
-               "total": {k: int(v.sum()) for k, v in counts.items()},
-               "pairs": sizes * (sizes - 1)}
+    sig = make_signature(
+        name,
+        variant=None if counting else variant,
+        model=nli.name,
+        fp=nli.fingerprint,
+        pairs="ordered",
+        agg="count" if counting else "sum",
+        setting=SETS,
+    )
+    details = {
+        "counts": counts,
+        "total": {k: int(v.sum()) for k, v in counts.items()},
+        "pairs": sizes * (sizes - 1),
+    }
     if counting:
-        return Score(name, float(counts["contradiction"].mean()), sig, SETS,
-                     counts["contradiction"], details)
+        return Score(
+            name, float(counts["contradiction"].mean()), sig, SETS, counts["contradiction"], details
+        )
     return Score(name, float(per_set.mean()), sig, SETS, per_set, details)
 
 

@@ -44,13 +44,42 @@ _NLI_DESCRIPTIONS = {
     "counts": "NLI label counts per set; value: mean contradictions per set",
 }
 for _variant, _text in _NLI_DESCRIPTIONS.items():
-    register(Metric(f"nli-{_variant}", _text, _nli(_variant), settings=(SETS,),
-                    options=("nli_model", *_MODEL_OPTIONS), extra="nli"))  # "models" for HF models
-register(Metric("sent-bert", "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
-                _sent_bert, settings=(SETS,), options=("embedding_model", *_MODEL_OPTIONS),
-                extra="models"))
-register(Metric("vendi", "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
-                _vendi, settings=(CORPUS, SETS), options=("embedding_model", *_MODEL_OPTIONS),
-                extra="models"))
-register(Metric("vendi-ngram", "Vendi Score with the cosine kernel of 1-2-gram counts, q=1",
-                _vendi_ngram, settings=(CORPUS, SETS), options=("tokenizer", "lowercase")))
+    register(
+        Metric(
+            f"nli-{_variant}",
+            _text,
+            _nli(_variant),
+            settings=(SETS,),
+            options=("nli_model", *_MODEL_OPTIONS),
+            extra="nli",
+        )
+    )  # "models" for HF models
+register(
+    Metric(
+        "sent-bert",
+        "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
+        _sent_bert,
+        settings=(SETS,),
+        options=("embedding_model", *_MODEL_OPTIONS),
+        extra="models",
+    )
+)
+register(
+    Metric(
+        "vendi",
+        "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
+        _vendi,
+        settings=(CORPUS, SETS),
+        options=("embedding_model", *_MODEL_OPTIONS),
+        extra="models",
+    )
+)
+register(
+    Metric(
+        "vendi-ngram",
+        "Vendi Score with the cosine kernel of 1-2-gram counts, q=1",
+        _vendi_ngram,
+        settings=(CORPUS, SETS),
+        options=("tokenizer", "lowercase"),
+    )
+)

@@ -76,8 +76,11 @@ def _with_private_feature(x):
     """Give rows with no feature one shared extra feature (see the module docstring)."""
     from scipy import sparse
 
-    norms_sq = np.asarray(x.multiply(x).sum(axis=1)).ravel() if sparse.issparse(x) \
+    norms_sq = (
+        np.asarray(x.multiply(x).sum(axis=1)).ravel()
+        if sparse.issparse(x)
         else np.einsum("ij,ij->i", x, x)
+    )
     empty = norms_sq <= 0
     if not empty.any():
         return x, norms_sq
@@ -122,8 +125,11 @@ def ngram_features(prep, n_max: int = 2):
             continue
         cols = _densify(codes)
         rows = text_of_positions(prep.tids, starts)
-        blocks.append(sparse.csr_matrix((np.ones(codes.size), (rows, cols)),
-                                        shape=(n_texts, int(cols.max()) + 1)))
+        blocks.append(
+            sparse.csr_matrix(
+                (np.ones(codes.size), (rows, cols)), shape=(n_texts, int(cols.max()) + 1)
+            )
+        )
     if not blocks:
         return sparse.csr_matrix((n_texts, 0))
     return sparse.hstack(blocks, format="csr")  # duplicate entries summed: counts
@@ -133,10 +139,20 @@ def _fmt_q(q: float) -> str:
     return "inf" if math.isinf(q) else f"{q:g}"
 
 
-def vendi(data: Any, kernel: str = "embedding", q: Union[float, str] = 1.0, *, model: Any = None,
-          n_max: int = 2, tokenizer: Any = "whitespace", lowercase: bool = False,
-          batch_size: Optional[int] = None, device: Optional[str] = None,
-          cache_dir: Optional[str] = None, progress: Optional[bool] = None) -> Score:
+def vendi(
+    data: Any,
+    kernel: str = "embedding",
+    q: Union[float, str] = 1.0,
+    *,
+    model: Any = None,
+    n_max: int = 2,
+    tokenizer: Any = "whitespace",
+    lowercase: bool = False,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> Score:
     """The Vendi Score of a corpus (one value) or of each response set (and their mean).
 
     kernel: "embedding" (cosine of sentence embeddings from ``model``: None for the offline
@@ -168,18 +184,22 @@ def vendi(data: Any, kernel: str = "embedding", q: Union[float, str] = 1.0, *, m
             n_groups = len(items)
         else:
             texts, group, n_groups = items, np.zeros(len(items), np.int64), 1
-        feats, emb = embed_texts(texts, model, batch_size=batch_size, device=device,
-                                 cache_dir=cache_dir)
+        feats, emb = embed_texts(
+            texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+        )
         name = "vendi"
         choices = {"kernel": "embedding", "model": emb.name, "fp": emb.fingerprint}
     if setting == SETS:
         empty = [i for i in range(n_groups) if not np.any(group == i)]
         if empty:
-            raise InputError(f"the Vendi Score needs at least one response: set {empty[0]} is empty")
+            raise InputError(
+                f"the Vendi Score needs at least one response: set {empty[0]} is empty"
+            )
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
-    values = np.array([vendi_from_features(feats[order[bounds[g]:bounds[g + 1]]], q)
-                       for g in range(n_groups)])
+    values = np.array(
+        [vendi_from_features(feats[order[bounds[g] : bounds[g + 1]]], q) for g in range(n_groups)]
+    )
     sig = make_signature(name, **choices, q=_fmt_q(q), setting=setting)
     items = values if setting == SETS else None
     return Score(name, float(values.mean()), sig, setting, items)

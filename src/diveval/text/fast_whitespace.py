@@ -54,7 +54,9 @@ def whitespace_token_ids(texts: Sequence[str]) -> TokenIds | None:
     if joined.count("\n") == n_texts - 1:
         borders = np.flatnonzero(body == 10)
     else:  # some text holds a newline itself: find the joining ones by the texts' byte sizes
-        sizes = np.fromiter((len(t.encode("utf-8")) + 1 for t in texts), dtype=np.int64, count=n_texts)
+        sizes = np.fromiter(
+            (len(t.encode("utf-8")) + 1 for t in texts), dtype=np.int64, count=n_texts
+        )
         borders = np.cumsum(sizes)[:-1] - 1
     offsets = np.empty(n_texts + 1, dtype=np.int64)
     offsets[0] = 0

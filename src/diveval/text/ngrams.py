@@ -64,6 +64,7 @@ def _valid_starts(tids: TokenIds, n: int) -> np.ndarray:
 # was measured 150x slower than sorting (36 s vs 0.23 s for 10M int64), and return_inverse uses a
 # full argsort. These three helpers use one np.sort each.
 
+
 def _first_of_runs(sorted_values: np.ndarray) -> np.ndarray:
     keep = np.empty(sorted_values.size, dtype=bool)
     if sorted_values.size:
@@ -149,8 +150,15 @@ class NgramCounts:
 
     __slots__ = ("n", "vocab", "counts", "_codes", "_base", "_grams")
 
-    def __init__(self, n: int, vocab: tuple[str, ...], counts: np.ndarray,
-                 grams: np.ndarray | None = None, codes: np.ndarray | None = None, base: int = 0):
+    def __init__(
+        self,
+        n: int,
+        vocab: tuple[str, ...],
+        counts: np.ndarray,
+        grams: np.ndarray | None = None,
+        codes: np.ndarray | None = None,
+        base: int = 0,
+    ):
         if grams is None and codes is None:
             raise ValueError("NgramCounts needs grams or base-encoded codes")
         self.n, self.vocab, self.counts = n, vocab, counts
@@ -171,7 +179,7 @@ class NgramCounts:
         return int(self.counts.sum())
 
     @classmethod
-    def from_token_ids(cls, tids: TokenIds, n: int) -> "NgramCounts":
+    def from_token_ids(cls, tids: TokenIds, n: int) -> NgramCounts:
         if n == 1:
             counts = np.bincount(tids.ids, minlength=len(tids.vocab)).astype(np.int64)
             keep = np.flatnonzero(counts)
@@ -179,17 +187,19 @@ class NgramCounts:
         codes, starts, exact = ngram_codes(tids, n)
         if exact:
             uniq, counts = unique_counts(codes)
-            return cls(n, tids.vocab, counts.astype(np.int64), codes=uniq, base=max(len(tids.vocab), 1))
+            return cls(
+                n, tids.vocab, counts.astype(np.int64), codes=uniq, base=max(len(tids.vocab), 1)
+            )
         uniq, inverse = factorize(codes)
         counts = np.bincount(inverse, minlength=uniq.size).astype(np.int64)
         grams = tids.ids[starts[_one_position_each(inverse, uniq.size)][:, None] + np.arange(n)]
         return cls(n, tids.vocab, counts, grams=grams)
 
     @classmethod
-    def from_tokens(cls, token_lists: Sequence[Sequence[str]], n: int) -> "NgramCounts":
+    def from_tokens(cls, token_lists: Sequence[Sequence[str]], n: int) -> NgramCounts:
         return cls.from_token_ids(encode_tokens(token_lists), n)
 
-    def merge(self, other: "NgramCounts") -> "NgramCounts":
+    def merge(self, other: NgramCounts) -> NgramCounts:
         """The state of both inputs together, as if counted in one pass."""
         if other.n != self.n:
             raise ValueError(f"cannot merge {self.n}-gram counts with {other.n}-gram counts")

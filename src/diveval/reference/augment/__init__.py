@@ -9,14 +9,35 @@
 
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import TEMPLATES, Inference, KnowledgeSource, PrecomputedKnowledge, to_sentence
-from .corpus import (Dialogue, DialogueCorpus, load_chitchat, read_corpus, read_dailydialog_plusplus,
-                     read_dialogues_jsonl, read_multirefeval)
+from .corpus import (
+    Dialogue,
+    DialogueCorpus,
+    load_chitchat,
+    read_corpus,
+    read_dailydialog_plusplus,
+    read_dialogues_jsonl,
+    read_multirefeval,
+)
 from .pipeline import augment
 from .retrieval import BM25Retriever, Query, Retrieved
 
 __all__ = [
-    "ContextAdapter", "IdentityAdapter", "TEMPLATES", "Inference", "KnowledgeSource",
-    "PrecomputedKnowledge", "to_sentence", "Dialogue", "DialogueCorpus", "load_chitchat",
-    "read_corpus", "read_dailydialog_plusplus", "read_dialogues_jsonl", "read_multirefeval",
-    "augment", "BM25Retriever", "Query", "Retrieved",
+    "ContextAdapter",
+    "IdentityAdapter",
+    "TEMPLATES",
+    "Inference",
+    "KnowledgeSource",
+    "PrecomputedKnowledge",
+    "to_sentence",
+    "Dialogue",
+    "DialogueCorpus",
+    "load_chitchat",
+    "read_corpus",
+    "read_dailydialog_plusplus",
+    "read_dialogues_jsonl",
+    "read_multirefeval",
+    "augment",
+    "BM25Retriever",
+    "Query",
+    "Retrieved",
 ]

@@ -13,7 +13,9 @@ from typing import Protocol, Sequence
 class ContextAdapter(Protocol):
     name: str
 
-    def adapt(self, reference: str, source_context: Sequence[str], target_context: Sequence[str]) -> str | None: ...
+    def adapt(
+        self, reference: str, source_context: Sequence[str], target_context: Sequence[str]
+    ) -> str | None: ...
 
 
 class IdentityAdapter:
@@ -21,5 +23,7 @@ class IdentityAdapter:
 
     name = "identity"
 
-    def adapt(self, reference: str, source_context: Sequence[str], target_context: Sequence[str]) -> str | None:
+    def adapt(
+        self, reference: str, source_context: Sequence[str], target_context: Sequence[str]
+    ) -> str | None:
         return reference

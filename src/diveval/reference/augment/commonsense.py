@@ -64,7 +64,9 @@ def to_sentence(inference: Inference, templates: Mapping[str, str] | None = None
     leading "to" gets one ("thank PersonX" -> "I want to thank you.")."""
     templates = TEMPLATES if templates is None else templates
     if inference.relation not in templates:
-        raise InputError(f"no template for relation {inference.relation!r}; known: {', '.join(templates)}")
+        raise InputError(
+            f"no template for relation {inference.relation!r}; known: {', '.join(templates)}"
+        )
     text = " ".join(inference.text.split()).strip()
     text = text.rstrip(" .")
     if not text or text.lower() == "none":
@@ -97,8 +99,11 @@ class PrecomputedKnowledge:
             elif isinstance(rec.get("utterance"), str):
                 self._by_utt.setdefault(_key(rec["utterance"]), []).append(inf)
             else:
-                raise InputError('record needs "id" or "utterance" to say which context it is about',
-                                 path, lineno)
+                raise InputError(
+                    'record needs "id" or "utterance" to say which context it is about',
+                    path,
+                    lineno,
+                )
 
     def infer(self, context: Sequence[str], key: str | None = None) -> list[Inference]:
         if key is not None and key in self._by_id:

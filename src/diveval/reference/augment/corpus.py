@@ -54,7 +54,9 @@ class DialogueCorpus:
     def __post_init__(self) -> None:
         object.__setattr__(self, "dialogues", tuple(self.dialogues))
         if not self.sources:
-            object.__setattr__(self, "sources", tuple(dict.fromkeys(d.source for d in self.dialogues)))
+            object.__setattr__(
+                self, "sources", tuple(dict.fromkeys(d.source for d in self.dialogues))
+            )
 
     def __len__(self) -> int:
         return len(self.dialogues)
@@ -65,9 +67,12 @@ class DialogueCorpus:
     def __getitem__(self, i: int) -> Dialogue:
         return self.dialogues[i]
 
-    def __add__(self, other: "DialogueCorpus") -> "DialogueCorpus":
-        return DialogueCorpus(self.dialogues + other.dialogues, f"{self.name}+{other.name}",
-                              tuple(dict.fromkeys(self.sources + other.sources)))
+    def __add__(self, other: DialogueCorpus) -> DialogueCorpus:
+        return DialogueCorpus(
+            self.dialogues + other.dialogues,
+            f"{self.name}+{other.name}",
+            tuple(dict.fromkeys(self.sources + other.sources)),
+        )
 
     @property
     def n_turns(self) -> int:
@@ -90,14 +95,18 @@ def _json_lines(path: str) -> Iterator[tuple[int, Any]]:
             try:
                 yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno) from None
+                raise InputError(
+                    f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno
+                ) from None
 
 
 def _turn_text(x: Any, path: str, lineno: int, key: str) -> str:
     if isinstance(x, dict):
         x = x.get("text")
     if not isinstance(x, str):
-        raise InputError(f'every turn of "{key}" must be a string or {{"text": string}}', path, lineno)
+        raise InputError(
+            f'every turn of "{key}" must be a string or {{"text": string}}', path, lineno
+        )
     return x
 
 
@@ -152,11 +161,15 @@ def read_dailydialog_plusplus(path: str, source: str | None = None) -> DialogueC
         dialogues.append(Dialogue(f"{rid}", tuple(ctx + pos[:1]), source))
         tail = ctx[-2:]
         for j, p in enumerate(pos[1:], start=1):
-            dialogues.append(Dialogue(f"{rid}/{j}", tuple(tail + [p]), source, respond_from=len(tail)))
+            dialogues.append(
+                Dialogue(f"{rid}/{j}", tuple(tail + [p]), source, respond_from=len(tail))
+            )
     return DialogueCorpus(tuple(dialogues), source)
 
 
-def load_chitchat(path: str | None = None, source: str = "chitchat", unit: str = "turn") -> DialogueCorpus:
+def load_chitchat(
+    path: str | None = None, source: str = "chitchat", unit: str = "turn"
+) -> DialogueCorpus:
     """The ``chitchat-dataset`` package's conversations (or its ``dataset.json`` at ``path``).
 
     unit: ``"turn"`` (default; one speaker's consecutive messages joined by a space: 138,737 turns)
@@ -169,7 +182,9 @@ def load_chitchat(path: str | None = None, source: str = "chitchat", unit: str =
         except ImportError:
             from ...errors import MissingDependencyError
 
-            raise MissingDependencyError("the chitchat corpus (pip install chitchat-dataset)", "reference") from None
+            raise MissingDependencyError(
+                "the chitchat corpus (pip install chitchat-dataset)", "reference"
+            ) from None
         path = os.path.join(os.path.dirname(chitchat_dataset.__file__), "dataset.json")
     if not os.path.isfile(path):
         raise InputError("no such file", path)
@@ -217,4 +232,4 @@ def concat(corpora: Iterable[DialogueCorpus]) -> DialogueCorpus:
 
 def window(turns: Sequence[str], t: int, size: int) -> tuple[str, str]:
     """(past, future) of turn t: up to ``size`` turns before and after, joined by a space."""
-    return " ".join(turns[max(0, t - size):t]), " ".join(turns[t + 1:t + 1 + size])
+    return " ".join(turns[max(0, t - size) : t]), " ".join(turns[t + 1 : t + 1 + size])

@@ -32,7 +32,9 @@ def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[
     if isinstance(ctx, str):
         ctx = [t.strip() for t in ctx.split(CONTEXT_SEP)] if ctx.strip() else []
     if not isinstance(ctx, list) or not all(isinstance(t, str) for t in ctx):
-        raise InputError(f'item {index}: "context" must be a list of turns or a "||||"-separated string')
+        raise InputError(
+            f'item {index}: "context" must be a list of turns or a "||||"-separated string'
+        )
     refs = rec.get("references", rec.get("all_references", []))
     if isinstance(refs, str):
         refs = [refs]
@@ -42,7 +44,9 @@ def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[
     if ref is None and refs:
         ref = refs[0]
     if not isinstance(ref, str):
-        raise InputError(f'item {index}: needs a human reference ("reference", "prevgt" or "references")')
+        raise InputError(
+            f'item {index}: needs a human reference ("reference", "prevgt" or "references")'
+        )
     fut = rec.get("future", [])
     if isinstance(fut, str):
         fut = [t.strip() for t in fut.split(CONTEXT_SEP)] if fut.strip() else []
@@ -52,20 +56,29 @@ def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[
     return ctx, ref, fut, list(refs) or [ref], None if key is None else str(key)
 
 
-def augment(items: Iterable[dict], retriever: BM25Retriever | None = None, k: int = 10,
-            knowledge: KnowledgeSource | None = None, adapter: ContextAdapter | None = None,
-            progress: bool = False) -> list[dict]:
+def augment(
+    items: Iterable[dict],
+    retriever: BM25Retriever | None = None,
+    k: int = 10,
+    knowledge: KnowledgeSource | None = None,
+    adapter: ContextAdapter | None = None,
+    progress: bool = False,
+) -> list[dict]:
     """Add up to ``k`` retrieved references (and any commonsense ones) to every item."""
     from ...report.progress import track
 
     items = list(items)
     if retriever is None and knowledge is None:
-        raise InputError("nothing to add references from: give a retrieval corpus or a knowledge source")
+        raise InputError(
+            "nothing to add references from: give a retrieval corpus or a knowledge source"
+        )
     adapter = adapter or IdentityAdapter()
     fields = [item_fields(rec, i) for i, rec in enumerate(items)]
     cache: dict[tuple, list[dict]] = {}
     out = []
-    for rec, (ctx, ref, fut, refs, key) in zip(items, track(fields, "augmenting", len(fields), None if progress else False)):
+    for rec, (ctx, ref, fut, refs, key) in zip(
+        items, track(fields, "augmenting", len(fields), None if progress else False)
+    ):
         ck = (tuple(ctx), ref, tuple(fut), key)
         if ck not in cache:
             cache[ck] = _added(ctx, ref, fut, key, retriever, k, knowledge, adapter)
@@ -84,21 +97,40 @@ def augment(items: Iterable[dict], retriever: BM25Retriever | None = None, k: in
     return out
 
 
-def _added(ctx: Sequence[str], ref: str, fut: Sequence[str], key: str | None, retriever, k: int,
-           knowledge, adapter) -> list[dict]:
+def _added(
+    ctx: Sequence[str],
+    ref: str,
+    fut: Sequence[str],
+    key: str | None,
+    retriever,
+    k: int,
+    knowledge,
+    adapter,
+) -> list[dict]:
     added: list[dict] = []
     if retriever is not None:
         w = retriever.window
-        q = Query(" ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut))
+        q = Query(
+            " ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut)
+        )
         for r in retriever.search(q, k):
-            src_ctx = list(retriever.corpus[r.dialogue_index].turns[:r.turn])
+            src_ctx = list(retriever.corpus[r.dialogue_index].turns[: r.turn])
             text = adapter.adapt(r.text, src_ctx, list(ctx))
             if text is None:
                 continue
-            rec = {"text": text, "source": "retrieval", "score": r.score,
-                   "bm25": {"past": r.field_scores[0], "response": r.field_scores[1],
-                            "future": r.field_scores[2]},
-                   "corpus": r.source, "dialogue": r.dialogue_id, "turn": r.turn}
+            rec = {
+                "text": text,
+                "source": "retrieval",
+                "score": r.score,
+                "bm25": {
+                    "past": r.field_scores[0],
+                    "response": r.field_scores[1],
+                    "future": r.field_scores[2],
+                },
+                "corpus": r.source,
+                "dialogue": r.dialogue_id,
+                "turn": r.turn,
+            }
             if text != r.text:
                 rec["original"] = r.text
             added.append(rec)
@@ -110,8 +142,13 @@ def _added(ctx: Sequence[str], ref: str, fut: Sequence[str], key: str | None, re
             text = adapter.adapt(s, list(ctx), list(ctx))
             if text is None:
                 continue
-            rec = {"text": text, "source": "commonsense", "relation": inf.relation,
-                   "inference": inf.text, "knowledge": knowledge.name}
+            rec = {
+                "text": text,
+                "source": "commonsense",
+                "relation": inf.relation,
+                "inference": inf.text,
+                "knowledge": knowledge.name,
+            }
             if text != s:
                 rec["original"] = s
             added.append(rec)

@@ -70,12 +70,25 @@ class Query:
     own_turns: tuple[str, ...] = ()
 
     @classmethod
-    def from_turns(cls, turns: Sequence[str], t: int, reference: str | None = None, size: int = 2,
-                   dialogue_id: str | None = None, source: str | None = None) -> "Query":
+    def from_turns(
+        cls,
+        turns: Sequence[str],
+        t: int,
+        reference: str | None = None,
+        size: int = 2,
+        dialogue_id: str | None = None,
+        source: str | None = None,
+    ) -> Query:
         """The query of turn ``t`` of a dialogue (``reference`` replaces ``turns[t]`` if given)."""
         past, future = window(turns, t, size)
-        return cls(past, turns[t] if reference is None else reference, future, dialogue_id, source,
-                   tuple(turns))
+        return cls(
+            past,
+            turns[t] if reference is None else reference,
+            future,
+            dialogue_id,
+            source,
+            tuple(turns),
+        )
 
 
 @dataclass(frozen=True)
@@ -89,9 +102,14 @@ class Retrieved:
     dialogue_index: int = -1  # position of the dialogue in the retriever's corpus
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "score": self.score,
-                "bm25": dict(zip(FIELDS, self.field_scores)),
-                "dialogue": self.dialogue_id, "source": self.source, "turn": self.turn}
+        return {
+            "text": self.text,
+            "score": self.score,
+            "bm25": dict(zip(FIELDS, self.field_scores)),
+            "dialogue": self.dialogue_id,
+            "source": self.source,
+            "turn": self.turn,
+        }
 
 
 @dataclass
@@ -106,9 +124,18 @@ class _Field:
 class BM25Retriever:
     """Three-field BM25 retrieval over the turns of a dialogue corpus (see the module docstring)."""
 
-    def __init__(self, corpus: DialogueCorpus, window: int = 2, k1: float = 0.5, b: float = 0.7,
-                 zero: str = "drop", floor: float = 1e-3, stopwords: str | None = "en",
-                 min_shared_words: int = 5, show_progress: bool = False):
+    def __init__(
+        self,
+        corpus: DialogueCorpus,
+        window: int = 2,
+        k1: float = 0.5,
+        b: float = 0.7,
+        zero: str = "drop",
+        floor: float = 1e-3,
+        stopwords: str | None = "en",
+        min_shared_words: int = 5,
+        show_progress: bool = False,
+    ):
         if zero not in ("drop", "floor"):
             raise InputError(f"unknown zero-score rule {zero!r}; choose drop or floor")
         if window < 1:
@@ -126,9 +153,9 @@ class BM25Retriever:
             for t in range(d.respond_from, len(d.turns)):
                 owner.append(d_i)
                 turn_idx.append(t)
-                past.append([w for x in toks[max(0, t - window):t] for w in x])
+                past.append([w for x in toks[max(0, t - window) : t] for w in x])
                 resp_tok.append(toks[t])
-                fut.append([w for x in toks[t + 1:t + 1 + window] for w in x])
+                fut.append([w for x in toks[t + 1 : t + 1 + window] for w in x])
         if not resp_tok:
             raise InputError(f"corpus {corpus.name!r} has no turns to retrieve")
         self.owner = np.array(owner, dtype=np.int64)
@@ -151,7 +178,7 @@ class BM25Retriever:
     def _past_key(self, c: int) -> str:
         d = self.corpus[int(self.owner[c])]
         t = int(self.turn[c])
-        return normalise(" ".join(d.turns[max(0, t - self.window):t]))
+        return normalise(" ".join(d.turns[max(0, t - self.window) : t]))
 
     def _index(self, toks: list[list[str]], show_progress: bool) -> _Field:
         try:
@@ -161,8 +188,13 @@ class BM25Retriever:
         model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         model.index(toks, show_progress=show_progress)
         s = model.scores
-        return _Field(np.asarray(s["data"], dtype=np.float64), np.asarray(s["indices"], dtype=np.int64),
-                      np.asarray(s["indptr"], dtype=np.int64), dict(model.vocab_dict), model)
+        return _Field(
+            np.asarray(s["data"], dtype=np.float64),
+            np.asarray(s["indices"], dtype=np.int64),
+            np.asarray(s["indptr"], dtype=np.int64),
+            dict(model.vocab_dict),
+            model,
+        )
 
     def field_scores(self, f: int, text: str) -> np.ndarray | None:
         """Dense BM25 of every candidate's field ``f`` (0 past, 1 response, 2 future) for ``text``;
@@ -176,8 +208,8 @@ class BM25Retriever:
             a, b = fld.indptr[ids[0]], fld.indptr[ids[0] + 1]
             idx, val = fld.indices[a:b], fld.data[a:b]
         else:
-            idx = np.concatenate([fld.indices[fld.indptr[i]:fld.indptr[i + 1]] for i in ids])
-            val = np.concatenate([fld.data[fld.indptr[i]:fld.indptr[i + 1]] for i in ids])
+            idx = np.concatenate([fld.indices[fld.indptr[i] : fld.indptr[i + 1]] for i in ids])
+            val = np.concatenate([fld.data[fld.indptr[i] : fld.indptr[i + 1]] for i in ids])
         return np.bincount(idx, weights=val, minlength=self.n)
 
     # ---------------------------------------------------------------- query
@@ -209,7 +241,10 @@ class BM25Retriever:
         return [self.search(q, k) for q in queries]
 
     def _rank(self, query: Query, k: int) -> list[Retrieved]:
-        scores = [self.field_scores(f, t) for f, t in enumerate((query.past, query.response, query.future))]
+        scores = [
+            self.field_scores(f, t)
+            for f, t in enumerate((query.past, query.response, query.future))
+        ]
         used = [f for f in range(3) if scores[f] is not None]
         if not used:
             return []
@@ -234,7 +269,11 @@ class BM25Retriever:
         seen: set[str] = set()
         # rank a few times k first (ties broken by position); fall back to a full sort if needed
         for limit in (min(cand.size, 20 * k + 50), cand.size):
-            top = np.argpartition(-sim, limit - 1)[:limit] if limit < cand.size else np.arange(cand.size)
+            top = (
+                np.argpartition(-sim, limit - 1)[:limit]
+                if limit < cand.size
+                else np.arange(cand.size)
+            )
             top = top[np.lexsort((cand[top], -sim[top]))]
             out, seen = [], set()
             for j in top:
@@ -249,7 +288,9 @@ class BM25Retriever:
                 seen.add(key)
                 d: Dialogue = self.corpus[d_i]
                 fs = tuple(float(vals[f][j]) if f in used else 0.0 for f in range(3))
-                out.append(Retrieved(text, float(sim[j]), fs, d.id, d.source, int(self.turn[c]), d_i))
+                out.append(
+                    Retrieved(text, float(sim[j]), fs, d.id, d.source, int(self.turn[c]), d_i)
+                )
                 if len(out) == k:
                     return out
             if limit == cand.size:
@@ -258,9 +299,16 @@ class BM25Retriever:
 
     @property
     def signature(self) -> dict:
-        return {"k1": self.k1, "b": self.b, "window": self.window, "zero": self.zero,
-                "floor": self.floor if self.zero == "floor" else None,
-                "stop": self.stopwords or "none", "corpus": self.corpus.name, "turns": self.n}
+        return {
+            "k1": self.k1,
+            "b": self.b,
+            "window": self.window,
+            "zero": self.zero,
+            "floor": self.floor if self.zero == "floor" else None,
+            "stop": self.stopwords or "none",
+            "corpus": self.corpus.name,
+            "turns": self.n,
+        }
 
 
 def _window(turns: Sequence[str], t: int, size: int) -> tuple[str, str]:
@@ -272,11 +320,12 @@ def _stopword_set(stopwords: str | Iterable[str] | None) -> frozenset:
         return frozenset()
     if isinstance(stopwords, str):
         if stopwords != "en":
-            raise InputError(f"unknown stopword list {stopwords!r}; use 'en', None or a list of words")
+            raise InputError(
+                f"unknown stopword list {stopwords!r}; use 'en', None or a list of words"
+            )
         try:
             from bm25s.stopwords import STOPWORDS_EN
         except ImportError:
             raise MissingDependencyError("SCARCE retrieval (bm25s)", "reference") from None
         return frozenset(STOPWORDS_EN)
     return frozenset(w.lower() for w in stopwords)
-
