@@ -134,7 +134,9 @@ def test_minilm_against_direct_sentence_transformers(minilm):
         ("decTest/dec_test_200_with_hds_resp_gen.csv", 203, 0.80),
     ],
 )
-def test_spearman_with_label_value(minilm, shared_data, request, relpath, n_sets, floor):
+def test_spearman_with_label_value(
+    minilm, shared_data, request, tmp_path_factory, relpath, n_sets, floor
+):
     """3,100 texts through MiniLM take a minute on a busy 2-core machine, so the embeddings go to
     diveval's on-disk cache in pytest's cache folder (keyed by the weights' fingerprint; cleared
     by ``pytest --cache-clear``); the backend itself is checked uncached in the test above."""
@@ -142,7 +144,13 @@ def test_spearman_with_label_value(minilm, shared_data, request, relpath, n_sets
 
     sets, labels = read_tevet(shared_data("diversity-eval", relpath))
     assert len(sets) == n_sets
-    got = embedding_diversity(sets, minilm, cache_dir=request.config.cache.mkdir("diveval-models"))
+    pytest_cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache_dir = (
+        pytest_cache.mkdir("diveval-models")
+        if pytest_cache is not None
+        else tmp_path_factory.mktemp("diveval-models")
+    )
+    got = embedding_diversity(sets, minilm, cache_dir=cache_dir)
     rho = spearmanr(got.items, labels).correlation
     print(
         f"\nsent-bert (all-MiniLM-L6-v2) Spearman with label_value on {relpath}: {rho:.4f} "
