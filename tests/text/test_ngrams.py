@@ -12,6 +12,7 @@ from diveval.text.ngrams import (
     distinct_per_group,
     encode_tokens,
     factorize,
+    ngram_codes,
     unique_counts,
 )
 
@@ -36,8 +37,8 @@ def test_merge_of_two_halves_equals_one_pass(left, right, n):
     assert merged.as_dict() == NgramCounts.from_tokens(left + right, n).as_dict()
 
 
-def test_codes_stay_exact_when_base_power_overflows_int64():
-    # 20,000 types and n = 5: 20000**5 > 2**62, so partial codes must be re-numbered.
+def test_counts_stay_right_when_base_power_overflows_int64():
+    # 20,000 types and n = 5: 20000**5 > 2**62, so codes become hashes; n-grams are found again.
     rng = np.random.default_rng(1)
     vocab = [f"w{i}" for i in range(20000)]
     toks = [[vocab[i] for i in rng.integers(0, 20000, 12)] for _ in range(400)]
@@ -46,6 +47,25 @@ def test_codes_stay_exact_when_base_power_overflows_int64():
     assert state.as_dict() == dict(counter(toks, 5))
     half = NgramCounts.from_tokens(toks[:200], 5).merge(NgramCounts.from_tokens(toks[200:], 5))
     assert half.as_dict() == dict(counter(toks, 5))
+
+
+def test_distinct_of_hashed_codes_equals_counter_in_both_settings():
+    # ~60,000 types: 4- and 5-gram codes leave the exact int64 range and become hashes.
+    rng = np.random.default_rng(7)
+    vocab = [f"w{i}" for i in range(200000)]
+    toks = [[vocab[i] for i in rng.integers(0, 200000, 12)] for _ in range(6000)]
+    toks += toks[:50]  # whole repeated responses: repeated n-grams across and inside sets
+    groups = np.arange(len(toks)) // 5
+    tids = encode_tokens(toks)
+    assert [ngram_codes(tids, n)[2] for n in (3, 4, 5)] == [True, False, False]  # exact, hashed
+    for n in (3, 4, 5):
+        state = NgramCounts.from_token_ids(tids, n)
+        ref = counter(toks, n)
+        assert (state.distinct, state.total) == (len(ref), sum(ref.values()))
+        distinct, totals = distinct_per_group(tids, n, groups, int(groups[-1]) + 1)
+        for g in range(int(groups[-1]) + 1):
+            ref_g = counter([t for t, o in zip(toks, groups) if o == g], n)
+            assert (distinct[g], totals[g]) == (len(ref_g), sum(ref_g.values()))
 
 
 @given(
