@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install install-test wordnet clean
+.PHONY: demo test lint install install-test wordnet clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,13 @@ wordnet:
 			wordnet-base wordnet-sense-index >/dev/null; \
 	fi
 
-test: install-test
+# Lint and type checks first: they take seconds and say more than a failing test.
+lint: install-test
+	$(BIN)/ruff check src tests benchmarks training
+	$(BIN)/ruff format --check src tests benchmarks training
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -q
 
 clean:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ._version import __version__
 
@@ -35,7 +35,7 @@ EXAMPLES = """examples:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors: one line, status 2
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: one line, status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -47,7 +47,7 @@ def cosine_diversity(
 ) -> Score:
     """Minus the mean pairwise n-gram cosine similarity of each set, averaged over n = 1..n_max."""
     prep = prepare(sets, tokenizer, lowercase, setting=SETS)
-    sizes = np.bincount(prep.group, minlength=prep.n_groups)
+    sizes = np.bincount(prep.set_index, minlength=prep.n_groups)
     require_pairs(sizes, "cos-diversity")
     first, second, owner = unordered_pairs(sizes)
     pairs_per_set = np.bincount(owner, minlength=prep.n_groups)

@@ -33,7 +33,7 @@ def ngram_statistics(
         if prep.setting == CORPUS:
             counts = NgramCounts.from_token_ids(prep.tids, n)
             return np.array([counts.distinct]), np.array([counts.total])
-        return distinct_per_group(prep.tids, n, prep.group, prep.n_groups)
+        return distinct_per_group(prep.tids, n, prep.set_index, prep.n_groups)
 
     orders = list(orders)
     if len(orders) == 1:

@@ -105,6 +105,9 @@ class _Sorted:
     def __init__(self, key: np.ndarray, index: np.ndarray):
         m = key.size
         self.size = m
+        # either `packed` is set, or `keys` and `order` hold the sorted keys and permutation
+        self.packed: np.ndarray | None = None
+        self.keys = self.order = np.empty(0, np.int64)
         self.bits = max(1, (m - 1).bit_length())
         if m and int(key.max()) < (1 << (_PACK_BITS - self.bits)):
             # pack the index into the low bits: a plain value sort (SIMD, several times faster
@@ -112,10 +115,10 @@ class _Sorted:
             packed = key << self.bits
             packed |= index[:m]
             packed.sort()
-            self.packed, self.keys, self.order = packed, None, None
+            self.packed = packed
         else:  # keys too large to pack: stable argsort
             self.order = np.argsort(key, kind="stable")
-            self.keys, self.packed = key[self.order], None
+            self.keys = key[self.order]
 
     def first_of(self, i: int) -> int:
         """Index of the first element whose key equals the key at i."""
@@ -405,7 +408,7 @@ def self_bleu(
         raise InputError(
             "sample= applies to the corpus setting (one list of responses), not to sets"
         )
-    sizes = np.bincount(prep.group, minlength=prep.n_groups)
+    sizes = np.bincount(prep.set_index, minlength=prep.n_groups)
     small = np.flatnonzero(sizes < need)
     if small.size:
         raise InputError(
@@ -413,8 +416,8 @@ def self_bleu(
             f"{int(sizes[small[0]])} ({small.size} such set{'s' if small.size > 1 else ''})"
         )
     # all sets in one pass: the set id is part of every n-gram key, references stay inside a set
-    per = self_bleu_ids(tids.ids, lengths, prep.group, n, smooth, None, include_self)
-    per_set = np.bincount(prep.group, weights=per, minlength=prep.n_groups) / sizes
+    per = self_bleu_ids(tids.ids, lengths, prep.set_index, n, smooth, None, include_self)
+    per_set = np.bincount(prep.set_index, weights=per, minlength=prep.n_groups) / sizes
     return Score(
         "self-bleu", float(per_set.mean()), signature, prep.setting, per_set, {"per_sentence": per}
     )

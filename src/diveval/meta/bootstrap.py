@@ -92,7 +92,7 @@ def resample_indices(
 
 
 def bootstrap(
-    statistic: Callable[..., float],
+    statistic: Callable[..., float | np.ndarray],
     *arrays: Sequence[float],
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,

@@ -64,11 +64,11 @@ def _scipy_function(method: str):
 
 def coefficient(x: Sequence[float], y: Sequence[float], method: str = "pearson") -> float:
     """The bare coefficient, NaN where undefined (used inside the bootstrap)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if len(xa) < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         return float("nan")
-    return float(_scipy_function(method)(x, y)[0])
+    return float(_scipy_function(method)(xa, ya)[0])
 
 
 def coefficient_rows(x: np.ndarray, y: np.ndarray, method: str = "pearson") -> np.ndarray:
@@ -248,10 +248,10 @@ def correlate_columns(
             raise InputError(f"no numeric column besides {human!r} to correlate")
     n_rows = len(cols[human])
     if group_by:
-        groups: dict[str | None, np.ndarray] = {}
+        members: dict[str, list[int]] = {}
         for i, g in enumerate(cols[group_by]):
-            groups.setdefault(str(g), []).append(i)  # type: ignore[arg-type]
-        groups = {g: np.array(ix) for g, ix in groups.items()}
+            members.setdefault(str(g), []).append(i)
+        groups: dict[str | None, np.ndarray] = {g: np.array(ix) for g, ix in members.items()}
     else:
         groups = {None: np.arange(n_rows)}
     out: dict[str | None, dict[str, dict[str, Correlation]]] = {g: {} for g in groups}

@@ -123,7 +123,7 @@ class CallableGenerator:
         if not callable(fn):
             raise InputError(f"expected a callable, got {type(fn).__name__}")
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
+        self.name = name or str(getattr(fn, "__name__", "callable"))
 
     def sample(self, context: Context, k: int, seed: int) -> list[str]:
         k = _check_k(k)
@@ -338,7 +338,7 @@ def converted_smollm2(cache_dir: Union[str, Path, None] = None) -> Path:
     except ImportError as err:  # transformers needs `gguf` (and `accelerate`) to read GGUF
         raise MissingDependencyError(f"reading the SmolLM2 GGUF file ({err})", "models") from err
     # the weights are de-quantized to float32 on load; drop the GGUF marker so they can be saved
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]  # transformers types it as a module
     if getattr(model.config, "quantization_config", None) is not None:
         del model.config.quantization_config
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")

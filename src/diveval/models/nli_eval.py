@@ -12,7 +12,7 @@ A model is anything with ``predict(premises, hypotheses) -> array [n, 3]`` in th
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -33,19 +33,19 @@ SET_DESCRIPTIONS = {
 
 def scores(gold: Sequence[int], pred: Sequence[int]) -> dict:
     """Accuracy, per-class F1, macro F1 and the majority-class baseline."""
-    gold = np.asarray(gold, dtype=int)
-    pred = np.asarray(pred, dtype=int)
+    gold_a = np.asarray(gold, dtype=int)
+    pred_a = np.asarray(pred, dtype=int)
     f1 = {}
     for k, name in enumerate(LABELS):
-        tp = int(np.sum((pred == k) & (gold == k)))
-        fp = int(np.sum((pred == k) & (gold != k)))
-        fn = int(np.sum((pred != k) & (gold == k)))
+        tp = int(np.sum((pred_a == k) & (gold_a == k)))
+        fp = int(np.sum((pred_a == k) & (gold_a != k)))
+        fn = int(np.sum((pred_a != k) & (gold_a == k)))
         f1[name] = 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
-    counts = np.bincount(gold, minlength=3)
+    counts = np.bincount(gold_a, minlength=3)
     majority = int(np.argmax(counts))
     return {
-        "n": int(len(gold)),
-        "accuracy": float(np.mean(gold == pred)) if len(gold) else float("nan"),
+        "n": int(len(gold_a)),
+        "accuracy": float(np.mean(gold_a == pred_a)) if len(gold_a) else float("nan"),
         "f1": f1,
         "macro_f1": float(np.mean(list(f1.values()))),
         "majority_label": LABELS[majority],
@@ -61,7 +61,7 @@ def evaluate_nli(
     sets: Iterable[str] = EVAL_SET_NAMES,
     *,
     limit: Optional[int] = None,
-    progress: Optional[Callable[[str, int], None]] = None,
+    progress: Optional[Callable[[str, int], object]] = None,
 ) -> dict:
     """Score ``model`` on each held-out set in ``sets`` (names from ``nli_data.EVAL_SET_NAMES``).
 
@@ -70,11 +70,12 @@ def evaluate_nli(
     ``{"model", "fingerprint", "limit", "sets": {name: scores(...) | {"description"}}}``.
     """
     data = nli_data.eval_sets(data_dir, sets)
-    out = {
+    by_set: dict[str, dict] = {}
+    out: dict[str, Any] = {
         "model": getattr(model, "name", type(model).__name__),
         "fingerprint": getattr(model, "fingerprint", None),
         "limit": limit,
-        "sets": {},
+        "sets": by_set,
     }
     for name, pairs in data.items():
         if limit is not None:
@@ -86,7 +87,7 @@ def evaluate_nli(
             raise ValueError(f"model returned shape {probs.shape} for {len(pairs)} pairs")
         res = scores([p.label for p in pairs], probs.argmax(axis=1))
         res["description"] = SET_DESCRIPTIONS.get(name, name)
-        out["sets"][name] = res
+        by_set[name] = res
     return out
 
 

@@ -21,6 +21,7 @@ import shutil
 import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from ..errors import DivevalError
 
@@ -115,7 +116,7 @@ def _reader_class():
 
 
 @lru_cache(maxsize=1)
-def load_wordnet():
+def load_wordnet() -> tuple[Any, str]:
     """(reader, description) of the first WordNet found; raises WordNetMissingError naming what to install."""
     import nltk
 

@@ -258,7 +258,7 @@ class NistAligner(Aligner):
             raise ValueError(f"n must be a positive integer, got {n!r}")
         self.n = int(n)
         self.name = f"nist(n={self.n})"
-        self._nist = None
+        self._nist: Callable[..., float] | None = None
 
     def __call__(self, hypothesis: str, references: Sequence[str]) -> float:
         if self._nist is None:
@@ -273,7 +273,8 @@ class NistAligner(Aligner):
         refs = [r.split() for r in references]
         if not hyp or not any(refs):
             return 0.0
-        return float(self._nist(refs, hyp, n=min(self.n, len(hyp))))
+        nist = self._nist
+        return float(nist(refs, hyp, n=min(self.n, len(hyp))))
 
 
 class EmbeddingAligner(Aligner):

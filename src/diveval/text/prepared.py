@@ -22,6 +22,13 @@ class Prepared:
     group: np.ndarray | None  # set index of each text (sets setting), else None
     n_groups: int
 
+    @property
+    def set_index(self) -> np.ndarray:
+        """The set index of each text; only in the sets setting (metrics that need sets ask)."""
+        if self.group is None:
+            raise ValueError("set_index is defined in the sets setting only")
+        return self.group
+
     def signature_keys(self) -> dict[str, str]:
         return {**self.tokenizer.signature, "setting": self.setting}
 
