@@ -27,7 +27,7 @@ import numpy as np
 # Exact codes stay below 2**62 so that code * B + id never overflows int64.
 _CODE_LIMIT = 1 << 62
 # Odd multiplier of the hashed steps (2**64 / golden ratio): keeps every bit of the mixed code.
-_STEP = np.uint64(0x9E3779B97F4A7C15)
+HASH_STEP = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
@@ -64,7 +64,7 @@ def encode_tokens(token_lists: Sequence[Sequence[str]]) -> TokenIds:
     return TokenIds(ids, offsets, tuple(index))
 
 
-def _valid_starts(tids: TokenIds, n: int) -> np.ndarray:
+def ngram_starts(tids: TokenIds, n: int) -> np.ndarray:
     """Start positions of the n-grams that lie inside one text."""
     total = tids.n_tokens
     if total < n:
@@ -119,7 +119,7 @@ def _densify(codes: np.ndarray) -> np.ndarray:
     return factorize(codes)[1]
 
 
-def _mix64(x: np.ndarray) -> np.ndarray:
+def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer, in place on a uint64 array: a bijection that spreads every input
     bit over the whole word."""
     x ^= x >> np.uint64(30)
@@ -148,8 +148,8 @@ def _codes_all_positions(ids: np.ndarray, n: int, base: int) -> tuple[np.ndarray
             codes *= base
             codes += nxt
         else:  # uint64 arithmetic wraps silently, which is what a hash step wants
-            _mix64(codes)
-            codes *= _STEP
+            mix64(codes)
+            codes *= HASH_STEP
             codes += nxt.view(np.uint64)
     return (codes if exact_base else codes.view(np.int64)), exact_base
 
@@ -158,7 +158,7 @@ def ngram_codes(tids: TokenIds, n: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(codes, starts, exact_base) of every n-gram that lies inside one text."""
     if n < 1:
         raise ValueError("n must be at least 1")
-    starts = _valid_starts(tids, n)
+    starts = ngram_starts(tids, n)
     if starts.size == 0:
         return np.zeros(0, dtype=np.int64), starts, True
     base = max(len(tids.vocab), 1)
@@ -304,7 +304,7 @@ def distinct_per_group(tids: TokenIds, n: int, group_of_text: np.ndarray, n_grou
         owner = keys // span
     else:  # the group's index in the top bits, the mixed code's top bits below it
         g_bits = max(int(n_groups - 1).bit_length(), 1)
-        mixed = _mix64(codes.view(np.uint64).copy()) >> np.uint64(g_bits)
+        mixed = mix64(codes.view(np.uint64).copy()) >> np.uint64(g_bits)
         mixed |= group.astype(np.uint64) << np.uint64(64 - g_bits)
         keys = unique_sorted(mixed)
         owner = (keys >> np.uint64(64 - g_bits)).astype(np.int64)
