@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
-from diveval.scale import NgramState
+from diveval.scale import NgramState, SelfBleuState
 
 
 def counter_distinct(texts, n):
@@ -118,3 +118,71 @@ def test_undefined_cases_follow_the_distinct_rule():
         empty.result("ead", n=2, vocab="tokenizer")
     with pytest.raises(InputError, match="list of texts"):
         empty.update([["a", "b"]])
+
+
+def sharded_self_bleu(texts, n_shards, tmp_path=None, **options):
+    """Pass 1 per shard, merge (through files when tmp_path is given), pass 2 per shard."""
+    shards = [texts[i::n_shards] for i in range(n_shards)]
+    merged = SelfBleuState(**options)
+    for i, shard in enumerate(shards):
+        state = SelfBleuState(**options)
+        state.update(shard)
+        if tmp_path is not None:
+            state.save(tmp_path / f"pass1.{i}.state")
+            state = SelfBleuState.load(tmp_path / f"pass1.{i}.state")
+        merged = merged.merge(state)
+    per = [merged.score(shard) for shard in shards]
+    back = np.empty(len(texts))
+    for i, values in enumerate(per):
+        back[i::n_shards] = values
+    return merged.result(np.concatenate(per)), back
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"smoothing": "method5"}, {"max_n": 2, "include_self": True}, {"lowercase": True}],
+)
+def test_sharded_self_bleu_equals_the_one_process_score(options, tmp_path):
+    texts = (
+        zipf_texts(1500, seed=3, vocab=80) + ["", "w0", "W1 w2"] + zipf_texts(40, seed=3, vocab=80)
+    )
+    got, per = sharded_self_bleu(texts, 4, tmp_path, **options)
+    local = diveval.self_bleu(
+        texts,
+        max_n=options.get("max_n", 4),
+        smoothing=options.get("smoothing", "method1"),
+        lowercase=options.get("lowercase", False),
+        include_self=options.get("include_self", False),
+    )
+    assert got.signature == local.signature
+    assert got.value == pytest.approx(local.value, abs=1e-12)
+    assert np.allclose(per, local.items, rtol=0, atol=1e-12)
+
+
+def test_sharded_self_bleu_matches_nltk_sentence_bleu():
+    nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
+    texts = zipf_texts(60, seed=11, vocab=25)
+    _, per = sharded_self_bleu(texts, 3)
+    smooth = nltk_bleu.SmoothingFunction().method1
+    toks = [t.split() for t in texts]
+    for i, hyp in enumerate(toks):
+        refs = toks[:i] + toks[i + 1 :]
+        want = nltk_bleu.sentence_bleu(refs, hyp, smoothing_function=smooth) if hyp else 0.0
+        assert per[i] == pytest.approx(want, abs=1e-12)
+
+
+def test_self_bleu_state_errors():
+    one = SelfBleuState()
+    one.update(["only one"])
+    with pytest.raises(InputError, match="at least 2"):
+        one.score(["only one"])
+    two = SelfBleuState()
+    two.update(["a b", "b c"])
+    with pytest.raises(InputError, match="did not count"):
+        two.score(["z z z"])
+    with pytest.raises(InputError, match="2 sentence scores for a corpus of 3"):
+        two.merge(one).result(np.zeros(2))
+    with pytest.raises(InputError, match="different settings"):
+        two.merge(SelfBleuState(max_n=2))
+    with pytest.raises(InputError):
+        SelfBleuState(smoothing="method99")

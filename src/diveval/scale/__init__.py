@@ -1,5 +1,5 @@
 """Past one process: mergeable metric states (see :mod:`diveval.scale.states`)."""
 
-from .states import NgramState
+from .states import NgramState, SelfBleuState
 
-__all__ = ["NgramState"]
+__all__ = ["NgramState", "SelfBleuState"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -173,32 +173,282 @@ class NgramState:
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        header = {
-            "format": STATE_FORMAT,
-            **self.settings(),
-            "n_texts": self.n_texts,
-            "totals": {str(n): t for n, t in self.totals.items()},
-        }
-        arrays: dict[str, Any] = {f"keys_{n}": self.keys(n) for n in self.orders}
-        with open(path, "wb") as fh:  # a file object: np.savez would add ".npz" to a bare name
-            np.savez(fh, header=np.array(json.dumps(header)), **arrays)
+        _save(
+            path,
+            self,
+            {"n_texts": self.n_texts, "totals": {str(n): t for n, t in self.totals.items()}},
+            {f"keys_{n}": self.keys(n) for n in self.orders},
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> NgramState:
+        def build(header, data):
+            state = cls(header["orders"], header["tokenizer"], header["lowercase"])
+            state.n_texts = int(header["n_texts"])
+            for n in state.orders:
+                state.totals[n] = int(header["totals"][str(n)])
+                state._keys[n] = np.asarray(data[f"keys_{n}"], dtype=np.uint64)
+            return state
+
+        return _load(path, cls.kind, build)
+
+
+def _save(path: str | Path, state: Any, extra: dict[str, Any], arrays: dict[str, Any]) -> None:
+    header = {"format": STATE_FORMAT, **state.settings(), **extra}
+    with open(path, "wb") as fh:  # a file object: np.savez would add ".npz" to a bare name
+        np.savez(fh, header=np.array(json.dumps(header)), **arrays)
+
+
+def _load(path: str | Path, kind: str, build: Callable[[dict, Any], Any]) -> Any:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            if header.get("format") != STATE_FORMAT or header.get("kind") != kind:
+                raise InputError(
+                    f"{path}: a state of format {header.get('format')!r} and kind "
+                    f"{header.get('kind')!r}; this diveval reads format {STATE_FORMAT}, "
+                    f"kind {kind!r}"
+                )
+            return build(header, data)
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not a diveval state file ({exc})") from None
+
+
+def _top2(keys: np.ndarray, counts: np.ndarray, mult: np.ndarray):
+    """Per distinct key: (key, c1 = largest count, m1 = how many sentences hold c1, c2 = largest
+    count below c1, 0 if none), from entries (key, count, multiplicity)."""
+    if keys.size == 0:
+        z = np.zeros(0, np.int64)
+        return np.zeros(0, np.uint64), z, z, z
+    order = np.lexsort((-counts, keys))
+    k, c, m = keys[order], counts[order], mult[order]
+    first = np.empty(k.size, dtype=bool)
+    first[0] = True
+    np.not_equal(k[1:], k[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    run = np.cumsum(first) - 1
+    c1 = c[starts]
+    is_top = c == c1[run]
+    m1 = np.bincount(run, weights=np.where(is_top, m, 0), minlength=starts.size).astype(np.int64)
+    c2 = np.maximum.reduceat(np.where(is_top, 0, c), starts)
+    return k[starts], c1, m1, c2
+
+
+class SelfBleuState:
+    """Corpus Self-BLEU in two passes, for inputs split over shards or machines.
+
+    Pass 1 (``update``/``merge``): per n-gram of every order, the largest count any sentence has
+    (c1), how many sentences have it (m1) and the largest count below it (c2), plus the histogram of
+    sentence lengths. That is all a sentence needs to know of the *others*: the clipping count of
+    n-gram g in sentence i is c1, or c2 when i is the only sentence holding c1 (see
+    :mod:`diveval.lexical.self_bleu`). Pass 2 (``score``) scores any shard's sentences against the
+    merged table; :class:`SelfBleuSum` adds the shards' scores up. Same values as
+    :func:`diveval.self_bleu` to 1e-12, up to the key collision bound of :class:`NgramState`.
+    """
+
+    kind: ClassVar[str] = "self-bleu"
+
+    def __init__(
+        self,
+        max_n: int = 4,
+        smoothing: str | int | None = "method1",
+        tokenizer: str = "whitespace",
+        lowercase: bool = False,
+        include_self: bool = False,
+    ):
+        from ..lexical.bleu import resolve_smoothing, resolve_weights
+
         try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                if header.get("format") != STATE_FORMAT or header.get("kind") != cls.kind:
-                    raise InputError(
-                        f"{path}: a state of format {header.get('format')!r} and kind "
-                        f"{header.get('kind')!r}; this diveval reads format {STATE_FORMAT}, "
-                        f"kind {cls.kind!r}"
-                    )
-                state = cls(header["orders"], header["tokenizer"], header["lowercase"])
-                state.n_texts = int(header["n_texts"])
-                for n in state.orders:
-                    state.totals[n] = int(header["totals"][str(n)])
-                    state._keys[n] = np.asarray(data[f"keys_{n}"], dtype=np.uint64)
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not a diveval state file ({exc})") from None
-        return state
+            self.max_n, _ = resolve_weights(max_n, None)
+            self.smoothing = resolve_smoothing(smoothing)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        # method5/method7 use the 5-gram precision whatever max_n is (nltk)
+        self.n_orders = (
+            max(self.max_n, 5) if self.smoothing in ("method5", "method7") else self.max_n
+        )
+        self.tokenizer, self.lowercase, self.include_self = tokenizer, bool(lowercase), include_self
+        self._tok = get_tokenizer(tokenizer, lowercase)
+        self.lengths = np.zeros(0, np.int64)  # lengths[L] = number of sentences of L tokens
+        empty = (np.zeros(0, np.uint64),) + (np.zeros(0, np.int64),) * 3
+        self.tables = {n: empty for n in range(1, self.n_orders + 1)}
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "max_n": self.max_n,
+            "smoothing": self.smoothing,
+            "tokenizer": self.tokenizer,
+            "lowercase": self.lowercase,
+            "include_self": self.include_self,
+        }
+
+    @property
+    def n_texts(self) -> int:
+        return int(self.lengths.sum())
+
+    def _sentence_counts(self, texts: Sequence[str]):
+        """Per order: the distinct (key, sentence) pairs of the batch and their counts."""
+        from ..text.ngrams import text_of_positions
+
+        texts = list(texts)
+        if not all(isinstance(t, str) for t in texts):
+            raise InputError("a Self-BLEU state takes a list of texts (str)")
+        tids = encode_texts(texts, self._tok)
+        hashes = token_hashes(tids.vocab)
+        out = {}
+        for n in range(1, self.n_orders + 1):
+            starts = ngram_starts(tids, n)
+            keys = ngram_keys(tids.ids, hashes, starts, n)
+            sent = text_of_positions(tids, starts)
+            order = np.lexsort((sent, keys))
+            keys, sent = keys[order], sent[order]
+            new = np.ones(keys.size, dtype=bool)
+            new[1:] = (keys[1:] != keys[:-1]) | (sent[1:] != sent[:-1])
+            at = np.flatnonzero(new)
+            counts = np.diff(np.append(at, keys.size))
+            out[n] = (keys[at], sent[at], counts)
+        return tids.lengths, out
+
+    def update(self, texts: Sequence[str]) -> None:
+        lengths, per_order = self._sentence_counts(texts)
+        self._merge_lengths(np.bincount(lengths, minlength=1) if lengths.size else None)
+        for n, (keys, _, counts) in per_order.items():
+            self.tables[n] = self._combine(self.tables[n], keys, counts, np.ones_like(counts))
+
+    def _merge_lengths(self, hist: np.ndarray | None) -> None:
+        if hist is None:
+            return
+        size = max(self.lengths.size, hist.size)
+        merged = np.zeros(size, np.int64)
+        merged[: self.lengths.size] += self.lengths
+        merged[: hist.size] += hist
+        self.lengths = merged
+
+    @staticmethod
+    def _combine(table, keys, counts, mult):
+        k, c1, m1, c2 = table
+        has2 = c2 > 0
+        return _top2(
+            np.concatenate([k, k[has2], keys]),
+            np.concatenate([c1, c2[has2], counts]),
+            np.concatenate([m1, np.ones(int(has2.sum()), np.int64), mult]),
+        )
+
+    def merge(self, other: SelfBleuState) -> SelfBleuState:
+        if not isinstance(other, SelfBleuState) or other.settings() != self.settings():
+            theirs = other.settings() if isinstance(other, SelfBleuState) else type(other).__name__
+            raise InputError(
+                f"cannot merge states of different settings: {self.settings()} and {theirs}"
+            )
+        out = SelfBleuState(
+            self.max_n, self.smoothing, self.tokenizer, self.lowercase, self.include_self
+        )
+        out._merge_lengths(self.lengths)
+        out._merge_lengths(other.lengths)
+        for n in out.tables:
+            k, c1, m1, c2 = other.tables[n]
+            has2 = c2 > 0
+            out.tables[n] = self._combine(
+                self.tables[n],
+                np.concatenate([k, k[has2]]),
+                np.concatenate([c1, c2[has2]]),
+                np.concatenate([m1, np.ones(int(has2.sum()), np.int64)]),
+            )
+        return out
+
+    def _closest_other_length(self, lengths: np.ndarray) -> np.ndarray:
+        """nltk's closest reference length among the other sentences (shorter wins a tie)."""
+        if self.include_self:
+            return lengths.copy()
+        present = np.flatnonzero(self.lengths)
+        own = self.lengths[lengths]
+        lo = np.searchsorted(present, lengths, side="left")  # present[lo] == length
+        lower = present[np.maximum(lo - 1, 0)]
+        upper = present[np.minimum(lo + 1, present.size - 1)]
+        has_lower = lo > 0
+        has_upper = lo + 1 < present.size
+        use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
+        closest = np.where(use_lower, lower, upper)
+        return np.where(own >= 2, lengths, closest)
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """Pass 2: the Self-BLEU of each of ``texts`` (sentences counted in this state) against
+        all the other sentences of the merged input."""
+        from ..lexical.bleu import bleu_from_counts, resolve_weights
+
+        need = 1 if self.include_self else 2
+        if self.n_texts < need:
+            raise InputError(
+                f"Self-BLEU needs at least {need} responses in the corpus, got {self.n_texts}"
+            )
+        lengths, per_order = self._sentence_counts(texts)
+        if (
+            lengths.size
+            and int(lengths.max()) >= self.lengths.size
+            or np.any(self.lengths[lengths] == 0)
+        ):
+            raise InputError("pass 2 scores sentences that pass 1 did not count")
+        num = np.zeros((lengths.size, self.n_orders), np.int64)
+        for n, (keys, sent, counts) in per_order.items():
+            k, c1, m1, c2 = self.tables[n]
+            at = np.searchsorted(k, keys)
+            if keys.size and (at.max() >= k.size or np.any(k[at] != keys)):
+                raise InputError("pass 2 scores sentences that pass 1 did not count")
+            if self.include_self:
+                clipped = counts
+            else:
+                others = np.where((counts == c1[at]) & (m1[at] < 2), c2[at], c1[at])
+                clipped = np.minimum(counts, others)
+            num[:, n - 1] = np.bincount(sent, weights=clipped, minlength=lengths.size)
+        orders = np.arange(1, self.n_orders + 1)
+        den = np.maximum(1, lengths[:, None] - orders[None, :] + 1)  # nltk: max(1, #n-grams)
+        _, weights = resolve_weights(self.max_n, None)
+        p5 = (num[:, 4], den[:, 4]) if self.n_orders >= 5 else None
+        ref = self._closest_other_length(lengths)
+        n = self.max_n
+        return bleu_from_counts(
+            num[:, :n], den[:, :n], lengths, ref, weights, self.smoothing, p5=p5
+        )
+
+    def save(self, path: str | Path) -> None:
+        arrays: dict[str, np.ndarray] = {"lengths": self.lengths}
+        for n, table in self.tables.items():
+            arrays.update({f"{name}_{n}": a for name, a in zip(("keys", "c1", "m1", "c2"), table)})
+        _save(path, self, {}, arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SelfBleuState:
+        def build(header, data):
+            state = cls(
+                header["max_n"],
+                header["smoothing"],
+                header["tokenizer"],
+                header["lowercase"],
+                header["include_self"],
+            )
+            state.lengths = np.asarray(data["lengths"], dtype=np.int64)
+            for n in state.tables:
+                k = np.asarray(data[f"keys_{n}"], dtype=np.uint64)
+                rest = (
+                    np.asarray(data[f"{name}_{n}"], dtype=np.int64) for name in ("c1", "m1", "c2")
+                )
+                state.tables[n] = (k, *rest)
+            return state
+
+        return _load(path, cls.kind, build)
+
+    def result(self, per_sentence: np.ndarray) -> Score:
+        """The corpus Score from the pass-2 values of every sentence (any order)."""
+        per = np.asarray(per_sentence, dtype=float)
+        if per.size != self.n_texts:
+            raise InputError(f"{per.size} sentence scores for a corpus of {self.n_texts}")
+        sig = make_signature(
+            "self-bleu",
+            n=self.max_n,
+            smooth=self.smoothing,
+            self=True if self.include_self else None,
+            **self._tok.signature,
+            setting=CORPUS,
+        )
+        return Score("self-bleu", float(per.mean()), sig, CORPUS, per, {})
