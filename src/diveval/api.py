@@ -10,16 +10,27 @@ from .registry import default_metrics, get_metric
 from .results import Score
 
 
-def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> dict[str, Score]:
+def score(
+    data: Any, metrics: Iterable[str] | None = None, *, engine: str = "local", **options: Any
+) -> dict[str, Score]:
     """Score a corpus (list of str) or sets (list of lists of str) with registered metrics.
 
     metrics: registry names (``diveval.metrics()`` lists them); by default the lexical metrics
     that support the input's setting. options: tokenizer, lowercase, vocab, nli_model, ... each
     metric takes the ones it declares.
 
+    engine: ``"local"`` (this process) or ``"ray"`` (a Ray cluster, same results; options
+    ``address``, ``concurrency``, ``num_gpus``, ``batch_rows``: see :mod:`diveval.scale.ray_engine`).
+
     >>> score([["a b", "a c"]], metrics=["distinct-1"])["distinct-1"].value
     0.75
     """
+    if engine == "ray":
+        from .scale.ray_engine import score as score_on_ray
+
+        return score_on_ray(data, metrics, **options)
+    if engine != "local":
+        raise InputError(f"unknown engine {engine!r}; choose 'local' or 'ray'")
     setting, items = as_setting(data)
     names = list(metrics) if metrics is not None else default_metrics(setting)
     chosen = [get_metric(n) for n in names]

@@ -66,6 +66,12 @@ class Score:
         object.__setattr__(self, "items", _frozen_array(self.items))
         object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
 
+    def __reduce__(self):  # picklable (Ray, multiprocessing) although details is a read-only view
+        return (
+            type(self),
+            (self.metric, self.value, self.signature, self.setting, self.items, dict(self.details)),
+        )
+
     def to_dict(self, with_items: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "metric": self.metric,

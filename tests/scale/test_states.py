@@ -114,7 +114,7 @@ def test_undefined_cases_follow_the_distinct_rule():
     assert empty.result("ead", n=2).value == 0.0
     with pytest.raises(InputError, match="orders"):
         empty.counts(3)
-    with pytest.raises(InputError, match="integer vocabulary"):
+    with pytest.raises(InputError, match="no fixed vocabulary"):
         empty.result("ead", n=2, vocab="tokenizer")
     with pytest.raises(InputError, match="list of texts"):
         empty.update([["a", "b"]])

@@ -30,7 +30,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..lexical.ead import BERT_VOCAB_SIZE, ead_value
+from ..lexical.ead import BERT_VOCAB_SIZE, Vocab, ead_value, resolve_vocab_size
 from ..results import CORPUS, Score, make_signature
 from ..text.ngrams import HASH_STEP, mix64, ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
@@ -146,29 +146,28 @@ class NgramState:
             raise InputError(f"this state counts orders {self.orders}, not {n}")
         return int(self.keys(n).size), self.totals[n]
 
-    def result(self, metric: str, n: int = 2, vocab: int = BERT_VOCAB_SIZE) -> Score:
-        """The corpus Score of ``distinct`` (order n) or ``ead`` (order n, vocabulary size V),
-        with the signature the one-process metric gives."""
-        distinct, total = self.counts(n)
+    def result(self, metric: str, n: int = 2, vocab: Vocab = BERT_VOCAB_SIZE) -> Score:
+        """The corpus Score of ``distinct`` (order n), ``avg-distinct`` (orders 1..n) or ``ead``
+        (order n; ``vocab`` as :func:`diveval.ead` takes it), with the one-process signature."""
         sig_keys = {**self._tok.signature, "setting": CORPUS}
+        details: dict[str, Any] = {}
+        if metric == "avg-distinct":
+            ratios = [d / t if t else 0.0 for d, t in map(self.counts, range(1, n + 1))]
+            value = float(np.mean(ratios))
+            sig = make_signature("avg-distinct", n=f"1-{n}", **sig_keys)
+            return Score(metric, value, sig, CORPUS, None, details)
+        distinct, total = self.counts(n)
         if metric == "distinct":
             value = distinct / total if total else 0.0
-            details = {
-                "distinct_ngrams": distinct,
-                "total_ngrams": total,
-                "empty_sets": int(total == 0),
-            }
+            details = {"distinct_ngrams": distinct, "total_ngrams": total}
+            details["empty_sets"] = int(total == 0)
             sig = make_signature("distinct", n=n, **sig_keys)
         elif metric == "ead":
-            if isinstance(vocab, bool) or not isinstance(vocab, (int, np.integer)) or vocab < 1:
-                raise InputError(
-                    f"a state's EAD takes an integer vocabulary size V >= 1, got {vocab!r}"
-                )
-            value = ead_value(distinct, total, float(vocab) ** n)
-            details = {}
-            sig = make_signature("ead", n=n, V=str(int(vocab)), **sig_keys)
+            size, how = resolve_vocab_size(vocab, self._tok)
+            value = ead_value(distinct, total, float(size) ** n)
+            sig = make_signature("ead", n=n, V=how, **sig_keys)
         else:
-            raise InputError(f"an n-gram state gives 'distinct' or 'ead', not {metric!r}")
+            raise InputError(f"an n-gram state gives distinct, avg-distinct or ead, not {metric!r}")
         return Score(metric, value, sig, CORPUS, None, details)
 
     # -- files ---------------------------------------------------------------------------------

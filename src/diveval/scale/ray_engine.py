@@ -1,0 +1,226 @@
+"""``diveval.score(..., engine="ray")``: the same metrics, with the same numbers, on a Ray cluster.
+
+Ray Data carries the input (rows of sets, or rows of texts) in order (``preserve_order``), and:
+
+* sets setting: every metric is per set, so consecutive batches of sets are scored where Ray puts
+  them and joined (:func:`diveval.scale.combine.join_set_scores`). Metrics with a model (NLI,
+  embeddings, LSDSCC, BERTScore) run in an actor pool: each actor loads its models once and keeps
+  them for every batch it is given (``concurrency`` actors, ``num_gpus`` each when the cluster has
+  GPUs); inside a batch the metric deduplicates its pairs and texts as in one process, and the
+  model cache (``cache_dir``) is shared by every actor on a machine.
+* corpus setting: Distinct-n, avg-distinct, EAD-n and Self-BLEU are reduced from mergeable states
+  (:mod:`diveval.scale.states`; Self-BLEU in two passes). Corpus metrics without a mergeable form
+  (Vendi, reference-based metrics) run as one Ray task on the whole input.
+
+Ray is imported here only: a user without Ray never imports it.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..errors import InputError, MissingDependencyError
+from ..results import CORPUS, Score
+
+# Options that load a model: metrics that take one run in the actor pool.
+_MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
+_ENGINE_OPTIONS = {"address", "concurrency", "num_gpus", "batch_rows"}
+
+
+def _ray(address: str | None):
+    try:
+        import ray
+    except ImportError:
+        raise MissingDependencyError("engine='ray'", "ray") from None
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address:
+            kwargs["address"] = address
+        ray.init(**kwargs)
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True  # batches come back in input order
+    ctx.enable_progress_bars = False
+    return ray
+
+
+def _score_batch(batch: dict, names: list[str], options: dict) -> dict:
+    """Score one batch of sets locally (inside a Ray task or actor)."""
+    from ..api import score
+
+    sets = [list(map(str, s)) for s in batch["responses"]]
+    return {"scores": np.array([pickle.dumps(score(sets, names, **options))], dtype=object)}
+
+
+class _ModelScorer:
+    """An actor of the pool: the metric's models load on its first batch and stay loaded (the
+    model registry caches them per process, and an actor is one process)."""
+
+    def __init__(self, names: list[str], options: dict):
+        self.names, self.options = names, options
+
+    def __call__(self, batch: dict) -> dict:
+        return _score_batch(batch, self.names, self.options)
+
+
+def _ngram_state_batch(batch: dict, orders: list[int], tokenizer: str, lowercase: bool) -> dict:
+    from .states import NgramState
+
+    state = NgramState(orders, tokenizer, lowercase)
+    state.update([str(t) for t in batch["text"]])
+    return {"state": np.array([pickle.dumps(state)], dtype=object)}
+
+
+def _self_bleu_pass1(batch: dict, settings: dict) -> dict:
+    from .states import SelfBleuState
+
+    state = SelfBleuState(**settings)
+    state.update([str(t) for t in batch["text"]])
+    return {"state": np.array([pickle.dumps(state)], dtype=object)}
+
+
+def _self_bleu_pass2(batch: dict, table: Any) -> dict:
+    import ray
+
+    state = ray.get(table)
+    values = state.score([str(t) for t in batch["text"]])
+    return {"values": np.array([values], dtype=object)}
+
+
+def _collect(ds, column: str) -> list:
+    return [pickle.loads(r[column]) if column != "values" else r[column] for r in ds.take_all()]
+
+
+def _merge_all(states: list) -> Any:
+    merged = states[0]
+    for s in states[1:]:
+        merged = merged.merge(s)
+    return merged
+
+
+_NGRAM = re.compile(r"^(distinct|ead)(?:-(\d))?$")
+_SELF_BLEU = re.compile(r"^self-bleu(?:-(\d))?$")
+
+
+def score(
+    data: Any,
+    metrics: Iterable[str] | None = None,
+    *,
+    address: str | None = None,
+    concurrency: int | None = None,
+    num_gpus: float = 0,
+    batch_rows: int | None = None,
+    **options: Any,
+) -> dict[str, Score]:
+    """:func:`diveval.score` on Ray; same arguments, same results.
+
+    address: a running cluster (``"auto"``, ``"ray://host:10001"``); None starts a local Ray when
+    none is running. concurrency: actors in the model pool (default: the cluster's CPUs, at most
+    4). num_gpus: GPUs per actor. batch_rows: sets (or texts) per batch.
+    """
+    from ..data import as_setting
+    from ..registry import default_metrics, get_metric
+
+    setting, items = as_setting(data)
+    names = list(metrics) if metrics is not None else default_metrics(setting)
+    chosen = [get_metric(n) for n in names]
+    for m in chosen:
+        if not m.supports(setting):
+            raise InputError(
+                f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
+                f"not the {setting} setting of this input"
+            )
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"concurrency must be at least 1, got {concurrency}")
+    ray = _ray(address)
+    options.pop("progress", None)  # Ray shows no per-run bars on workers
+    if setting == CORPUS:
+        return _score_corpus(ray, items, names, batch_rows or 50_000, options)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    pool = concurrency or max(1, min(4, cpus))
+    rows = ray.data.from_items([{"responses": list(s)} for s in items])
+    size = batch_rows or max(1, -(-len(items) // (2 * pool)))
+    model_names = [m.name for m in chosen if _MODEL_OPTIONS & set(m.options)]
+    plain_names = [m.name for m in chosen if m.name not in model_names]
+    parts: dict[str, list[Score]] = {n: [] for n in names}
+    if plain_names:
+        done = rows.map_batches(
+            _score_batch,
+            batch_size=size,
+            fn_kwargs={"names": plain_names, "options": options},
+            batch_format="numpy",
+        )
+        for batch_scores in _collect(done, "scores"):
+            for n, s in batch_scores.items():
+                parts[n].append(s)
+    if model_names:
+        done = rows.map_batches(
+            _ModelScorer,
+            batch_size=size,
+            fn_constructor_kwargs={"names": model_names, "options": options},
+            compute=ray.data.ActorPoolStrategy(size=pool),
+            num_gpus=num_gpus or None,
+            batch_format="numpy",
+        )
+        for batch_scores in _collect(done, "scores"):
+            for n, s in batch_scores.items():
+                parts[n].append(s)
+    from .combine import join_set_scores
+
+    return {n: join_set_scores(parts[n]) for n in names}
+
+
+def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) -> dict:
+    from .. import api
+
+    tokenizer = options.get("tokenizer") or "whitespace"
+    lowercase = bool(options.get("lowercase"))
+    if not isinstance(tokenizer, str):
+        raise InputError("with engine='ray' the tokenizer is given by name")
+    rows = ray.data.from_items([{"text": t} for t in texts])
+    results: dict[str, Score] = {}
+    ngram = {n: _NGRAM.match(n) for n in names}
+    orders = sorted(
+        {int(m.group(2) or (2 if m.group(1) == "distinct" else 1)) for m in ngram.values() if m}
+    )
+    if "avg-distinct" in names:
+        orders = sorted(set(orders) | {1, 2, 3, 4, 5})
+    if orders:
+        done = rows.map_batches(
+            _ngram_state_batch,
+            batch_size=size,
+            fn_kwargs={"orders": orders, "tokenizer": tokenizer, "lowercase": lowercase},
+            batch_format="numpy",
+        )
+        state = _merge_all(_collect(done, "state"))
+        for name, m in ngram.items():
+            if m:
+                n = int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
+                results[name] = state.result(m.group(1), n=n, vocab=options.get("vocab") or 30522)
+        if "avg-distinct" in names:
+            results["avg-distinct"] = state.result("avg-distinct", n=5)
+    for name in names:
+        sb = _SELF_BLEU.match(name)
+        if not sb:
+            continue
+        settings = {"max_n": int(sb.group(1) or 4), "tokenizer": tokenizer, "lowercase": lowercase}
+        pass1 = rows.map_batches(
+            _self_bleu_pass1,
+            batch_size=size,
+            fn_kwargs={"settings": settings},
+            batch_format="numpy",
+        )
+        table = ray.put(_merge_all(_collect(pass1, "state")))
+        pass2 = rows.map_batches(
+            _self_bleu_pass2, batch_size=size, fn_kwargs={"table": table}, batch_format="numpy"
+        )
+        values = np.concatenate([r["values"] for r in pass2.take_all()])
+        results[name] = ray.get(table).result(values)
+    rest = [n for n in names if n not in results]
+    if rest:  # no mergeable form: one task over the whole input, same code as one process
+        task = ray.remote(api.score)
+        results.update(ray.get(task.remote(texts, rest, **options)))
+    return {n: results[n] for n in names}

@@ -1,0 +1,101 @@
+"""engine="ray" gives the local run's values and signatures, on a local Ray and a 2-node cluster."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import diveval
+
+ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sets.jsonl"
+
+
+def example_sets(copies=3):
+    sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()]
+    return sets * copies
+
+
+def assert_same(local, remote):
+    assert list(remote) == list(local)
+    for name, want in local.items():
+        got = remote[name]
+        assert (got.metric, got.signature, got.setting) == (
+            want.metric,
+            want.signature,
+            want.setting,
+        )
+        assert got.value == pytest.approx(want.value, rel=0, abs=1e-12), name
+        if want.items is not None:
+            assert np.allclose(got.items, want.items, rtol=0, atol=1e-12), name
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_every_sets_family_equals_the_local_run(local_ray):
+    sets = example_sets()
+    names = [
+        "distinct-2", "ead", "avg-distinct", "cos-diversity", "self-bleu", "vendi-ngram",
+        "nli-baseline", "nli-confidence", "nli-counts", "sent-bert", "vendi",
+    ]  # fmt: skip
+    local = diveval.score(sets, names)
+    remote = diveval.score(sets, names, engine="ray", concurrency=2, batch_rows=5)
+    assert_same(local, remote)
+    # details are joined across batches: label counts per set, totals added
+    for key in ("contradiction", "neutral", "entailment"):
+        assert np.array_equal(
+            remote["nli-counts"].details["counts"][key], local["nli-counts"].details["counts"][key]
+        )
+        assert (
+            remote["nli-counts"].details["total"][key] == local["nli-counts"].details["total"][key]
+        )
+
+
+def test_corpus_metrics_reduce_from_mergeable_states(local_ray):
+    texts = [t for s in example_sets(4) for t in s] + ["", "one"]
+    names = ["distinct-1", "distinct-4", "ead", "ead-3", "avg-distinct", "self-bleu", "self-bleu-2"]
+    names += ["vendi-ngram"]  # no mergeable form: one task, same code
+    local = diveval.score(texts, names, lowercase=True)
+    remote = diveval.score(texts, names, engine="ray", batch_rows=7, lowercase=True)
+    assert_same(local, remote)
+    assert dict(remote["distinct-4"].details) == dict(local["distinct-4"].details)
+
+
+def test_unknown_engine_is_an_input_error():
+    with pytest.raises(diveval.InputError, match="unknown engine"):
+        diveval.score(["a b"], ["distinct-1"], engine="spark")
+
+
+def test_two_node_cluster_on_loopback():
+    from ray.cluster_utils import Cluster
+
+    if ray.is_initialized():
+        ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    try:
+        ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+        sets = example_sets()
+        names = ["distinct-2", "self-bleu", "nli-confidence"]
+        local = diveval.score(sets, names)
+        remote = diveval.score(sets, names, engine="ray", concurrency=2, batch_rows=4)
+        assert_same(local, remote)
+        texts = [t for s in sets for t in s]
+        assert_same(
+            diveval.score(texts, ["distinct-3", "self-bleu"]),
+            diveval.score(texts, ["distinct-3", "self-bleu"], engine="ray", batch_rows=6),
+        )
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
