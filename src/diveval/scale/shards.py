@@ -1,0 +1,240 @@
+"""Sharded runs without any engine: score shard i of N anywhere, merge the shard files later.
+
+Shard i/N is the i-th of N consecutive blocks of the input's items (sets in the sets setting,
+texts in the corpus setting), so shards need no coordination and their order is the input's.
+A shard file holds, per metric, what the merge needs:
+
+* sets setting: the shard's per-set Score (every sets metric is per set), joined by
+  :func:`diveval.scale.combine.join_set_scores`;
+* corpus setting: a mergeable state (:class:`~diveval.scale.states.NgramState`) for Distinct-n,
+  avg-distinct and EAD-n. Corpus metrics without a one-pass mergeable form (Self-BLEU needs two
+  passes, Vendi and the reference metrics need every text at once) are refused with the
+  alternatives, never computed on a part and passed off as the whole.
+
+Files are ``.npz`` with a JSON header (no pickle). The merged Scores equal the one-process run's,
+value and signature.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..results import SETS, Score
+from .combine import join_set_scores
+from .states import STATE_FORMAT, NgramState
+
+_NGRAM = re.compile(r"^(distinct|ead)(?:-(\d))?$")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"i/N"`` (0 <= i < N) -> (i, N)."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not m or int(m.group(2)) < 1 or int(m.group(1)) >= int(m.group(2)):
+        raise InputError(f"--shard takes i/N with 0 <= i < N (e.g. 0/4), got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def shard_slice(n_items: int, index: int, count: int) -> slice:
+    """The i-th of ``count`` consecutive blocks of n_items (sizes differ by at most one)."""
+    return slice(index * n_items // count, (index + 1) * n_items // count)
+
+
+def _ngram_order(name: str) -> tuple[str, int] | None:
+    if name == "avg-distinct":
+        return "avg-distinct", 5
+    m = _NGRAM.match(name)
+    if not m:
+        return None
+    return m.group(1), int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
+
+
+class ShardResult:
+    """One shard's contribution to every metric of a run."""
+
+    def __init__(self, setting: str, shard: tuple[int, int], n_items: int, options: dict):
+        self.setting, self.shard, self.n_items = setting, shard, n_items
+        self.options = options  # the options that change corpus results (tokenizer, vocab)
+        self.set_scores: dict[str, Score] = {}
+        self.ngram_metrics: dict[str, tuple[str, int]] = {}
+        self.ngrams: NgramState | None = None
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        arrays: dict[str, Any] = {}
+        scores = {}
+        for name, s in self.set_scores.items():
+            arrays[f"items::{name}"] = np.asarray(s.items)
+            scores[name] = {
+                "metric": s.metric,
+                "signature": s.signature,
+                "details": _encode(dict(s.details), arrays, f"details::{name}"),
+            }
+        header = {
+            "format": STATE_FORMAT,
+            "kind": "shard",
+            "setting": self.setting,
+            "shard": list(self.shard),
+            "n_items": self.n_items,
+            "options": self.options,
+            "set_scores": scores,
+            "ngram_metrics": self.ngram_metrics,
+        }
+        if self.ngrams is not None:
+            header["ngrams"] = {
+                **self.ngrams.settings(),
+                "n_texts": self.ngrams.n_texts,
+                "totals": {str(n): t for n, t in self.ngrams.totals.items()},
+            }
+            for n in self.ngrams.orders:
+                arrays[f"keys::{n}"] = self.ngrams.keys(n)
+        with open(path, "wb") as fh:
+            np.savez(fh, header=np.array(json.dumps(header)), **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ShardResult:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                if header.get("format") != STATE_FORMAT or header.get("kind") != "shard":
+                    raise InputError(
+                        f"{path}: not a shard file of this diveval (format "
+                        f"{header.get('format')!r}, kind {header.get('kind')!r})"
+                    )
+                out = cls(
+                    header["setting"], tuple(header["shard"]), header["n_items"], header["options"]
+                )
+                for name, s in header["set_scores"].items():
+                    items = np.asarray(data[f"items::{name}"])
+                    details = _decode(s["details"], data)
+                    out.set_scores[name] = Score(
+                        s["metric"], float(items.mean()), s["signature"], SETS, items, details
+                    )
+                out.ngram_metrics = {
+                    k: (v[0], int(v[1])) for k, v in header["ngram_metrics"].items()
+                }
+                if "ngrams" in header:
+                    g = header["ngrams"]
+                    state = NgramState(g["orders"], g["tokenizer"], g["lowercase"])
+                    state.n_texts = int(g["n_texts"])
+                    for n in state.orders:
+                        state.totals[n] = int(g["totals"][str(n)])
+                        state._keys[n] = np.asarray(data[f"keys::{n}"], dtype=np.uint64)
+                    out.ngrams = state
+        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path}: not a diveval shard file ({exc})") from None
+        return out
+
+
+def _encode(value: Any, arrays: dict[str, Any], key: str) -> Any:
+    """JSON for details, arrays stored beside it (tagged, so they come back as arrays)."""
+    if isinstance(value, np.ndarray):
+        arrays[key] = value
+        return {"__array__": key}
+    if isinstance(value, dict):
+        return {k: _encode(v, arrays, f"{key}::{k}") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v, arrays, f"{key}::{i}") for i, v in enumerate(value)]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _decode(value: Any, data: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"__array__"}:
+            return np.asarray(data[value["__array__"]])
+        return {k: _decode(v, data) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v, data) for v in value]
+    return value
+
+
+def score_shard(
+    data: Any, metrics: Iterable[str] | None, shard: tuple[int, int], **options: Any
+) -> ShardResult:
+    """Score shard ``(i, N)`` of ``data`` for a later :func:`merge_shards`."""
+    from ..api import score
+    from ..data import as_setting
+    from ..registry import default_metrics, get_metric
+
+    setting, items = as_setting(data)
+    names = list(metrics) if metrics is not None else default_metrics(setting)
+    for n in names:
+        get_metric(n)  # unknown names fail before any work
+    index, count = shard
+    part = items[shard_slice(len(items), index, count)]
+    kept = {
+        k: options[k] for k in ("tokenizer", "lowercase", "vocab") if options.get(k) is not None
+    }
+    out = ShardResult(setting, (index, count), len(items), kept)
+    if setting == SETS:
+        if part:
+            out.set_scores = score(part, names, **options)
+        return out
+    refused = [n for n in names if _ngram_order(n) is None]
+    if refused:
+        raise InputError(
+            f"{', '.join(refused)}: no one-pass mergeable form in the corpus setting; run "
+            "without --shard, or use engine='ray' (Self-BLEU in two passes) or the API "
+            "(diveval.scale.SelfBleuState)"
+        )
+    tokenizer = options.get("tokenizer") or "whitespace"
+    if not isinstance(tokenizer, str):
+        raise InputError("a sharded run names its tokenizer (a string)")
+    out.ngram_metrics = {n: o for n in names if (o := _ngram_order(n)) is not None}
+    orders = {o[1] for o in out.ngram_metrics.values() if o[0] != "avg-distinct"}
+    if any(o[0] == "avg-distinct" for o in out.ngram_metrics.values()):
+        orders |= {1, 2, 3, 4, 5}
+    out.ngrams = NgramState(sorted(orders), tokenizer, bool(options.get("lowercase")))
+    out.ngrams.update(part)
+    return out
+
+
+def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
+    """The run's Scores from all N shards of it (in any order)."""
+    if not shards:
+        raise InputError("no shard files to merge")
+    first = shards[0]
+    count = first.shard[1]
+    seen = sorted(s.shard[0] for s in shards)
+    for s in shards:
+        if (s.setting, s.shard[1], s.n_items, s.options) != (
+            first.setting,
+            count,
+            first.n_items,
+            first.options,
+        ):
+            raise InputError(
+                "shard files come from different runs (setting, shard count, input size or "
+                "options differ)"
+            )
+    if seen != list(range(count)):
+        missing = sorted(set(range(count)) - set(seen))
+        dup = sorted({i for i in seen if seen.count(i) > 1})
+        raise InputError(
+            f"need each of the {count} shards once: "
+            + (f"missing {', '.join(f'{i}/{count}' for i in missing)}" if missing else "")
+            + (f"; repeated {', '.join(f'{i}/{count}' for i in dup)}" if dup else "")
+        )
+    ordered = sorted(shards, key=lambda s: s.shard[0])
+    if first.setting == SETS:
+        names = next((list(s.set_scores) for s in ordered if s.set_scores), [])
+        return {
+            n: join_set_scores([s.set_scores[n] for s in ordered if s.set_scores]) for n in names
+        }
+    state = ordered[0].ngrams
+    assert state is not None
+    for s in ordered[1:]:
+        assert s.ngrams is not None
+        state = state.merge(s.ngrams)
+    vocab = first.options.get("vocab", 30522)
+    return {
+        name: state.result(metric, n=n, vocab=vocab)
+        for name, (metric, n) in first.ngram_metrics.items()
+    }

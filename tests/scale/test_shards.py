@@ -1,0 +1,90 @@
+"""--shard i/N runs merged equal the one-process run (values, per-set items, signatures)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import diveval
+from diveval.errors import InputError
+from diveval.scale.shards import ShardResult, merge_shards, parse_shard, score_shard, shard_slice
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sets.jsonl"
+
+
+def run_sharded(data, names, count, tmp_path, **options):
+    files = []
+    for i in reversed(range(count)):  # any order
+        path = tmp_path / f"out.{i}.state"
+        score_shard(data, names, (i, count), **options).save(path)
+        files.append(path)
+    return merge_shards([ShardResult.load(p) for p in files])
+
+
+def assert_same(local, merged):
+    assert list(merged) == list(local)
+    for name, want in local.items():
+        got = merged[name]
+        assert (got.metric, got.signature, got.setting) == (
+            want.metric,
+            want.signature,
+            want.setting,
+        )
+        assert got.value == pytest.approx(want.value, rel=0, abs=1e-12), name
+        if want.items is not None:
+            assert np.allclose(got.items, want.items, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("count", [1, 3, 7])
+def test_sets_shards_merge_to_the_local_run(count, tmp_path):
+    sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()] * 3
+    names = ["distinct-2", "ead", "self-bleu", "cos-diversity", "nli-counts", "nli-confidence"]
+    local = diveval.score(sets, names)
+    merged = run_sharded(sets, names, count, tmp_path)
+    assert_same(local, merged)
+    counts = merged["nli-counts"].details["counts"]
+    assert np.array_equal(counts["entailment"], local["nli-counts"].details["counts"]["entailment"])
+    assert np.array_equal(
+        merged["distinct-2"].details["total_ngrams"], local["distinct-2"].details["total_ngrams"]
+    )
+
+
+def test_corpus_shards_merge_to_the_local_run(tmp_path):
+    rng = random.Random(5)
+    texts = [
+        " ".join(rng.choices("a b c d e f g".split(), k=rng.randint(0, 9))) for _ in range(500)
+    ]
+    names = ["distinct-1", "distinct-3", "ead", "ead-2", "avg-distinct"]
+    for options in ({}, {"lowercase": True, "vocab": 1000}):
+        local = diveval.score(texts, names, **options)
+        assert_same(local, run_sharded(texts, names, 4, tmp_path, **options))
+
+
+def test_corpus_metrics_without_a_one_pass_merge_are_refused():
+    with pytest.raises(InputError, match="self-bleu: no one-pass mergeable form"):
+        score_shard(["a b", "b c"], ["distinct-1", "self-bleu"], (0, 2))
+
+
+def test_shard_arguments_and_mismatched_files(tmp_path):
+    assert parse_shard("2/4") == (2, 4)
+    for bad in ("4/4", "-1/4", "1/0", "x"):
+        with pytest.raises(InputError, match="--shard takes i/N"):
+            parse_shard(bad)
+    sizes = [shard_slice(10, i, 3) for i in range(3)]
+    assert [list(range(10))[s] for s in sizes] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
+    a = score_shard(["a b", "c d", "e"], ["distinct-1"], (0, 2))
+    with pytest.raises(InputError, match="missing 1/2"):
+        merge_shards([a])
+    with pytest.raises(InputError, match="repeated 0/2"):
+        merge_shards([a, a])
+    other = score_shard(["a b", "c d", "e"], ["distinct-1"], (1, 2), lowercase=True)
+    with pytest.raises(InputError, match="different runs"):
+        merge_shards([a, other])
+    junk = tmp_path / "junk.state"
+    junk.write_bytes(b"\x00garbage")
+    with pytest.raises(InputError, match="junk.state: not a diveval shard file"):
+        ShardResult.load(junk)
