@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..results import CORPUS, Score
+from .states import NgramState
 
 # Options that load a model: metrics that take one run in the actor pool.
 _MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
@@ -95,6 +96,8 @@ def _collect(ds, column: str) -> list:
 
 
 def _merge_all(states: list) -> Any:
+    if isinstance(states[0], NgramState):
+        return states[0].merge(*states[1:])
     merged = states[0]
     for s in states[1:]:
         merged = merged.merge(s)

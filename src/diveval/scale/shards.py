@@ -228,11 +228,8 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
         return {
             n: join_set_scores([s.set_scores[n] for s in ordered if s.set_scores]) for n in names
         }
-    state = ordered[0].ngrams
-    assert state is not None
-    for s in ordered[1:]:
-        assert s.ngrams is not None
-        state = state.merge(s.ngrams)
+    states = [s.ngrams for s in ordered if s.ngrams is not None]
+    state = states[0].merge(*states[1:])
     vocab = first.options.get("vocab", 30522)
     return {
         name: state.result(metric, n=n, vocab=vocab)
