@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -53,8 +54,30 @@ def add_parser(sub):
     )
     p.add_argument("--items", action="store_true", help="with --json: include per-item values")
     add_model_options(p)
+    add_scale_options(p)
     add_json_flag(p)
     return p
+
+
+def add_scale_options(p) -> None:
+    g = p.add_argument_group("past one process (see README, Scaling out)")
+    g.add_argument("--engine", choices=["local", "ray"], default="local", help="where to compute")
+    g.add_argument("--address", default=None, help="--engine ray: a cluster (auto, ray://...)")
+    g.add_argument(
+        "--concurrency", type=int, default=None, help="--engine ray: actors for model metrics"
+    )
+    g.add_argument("--num-gpus", type=float, default=0, help="--engine ray: GPUs per actor")
+    g.add_argument("--shard", default=None, metavar="I/N", help="score shard I of N only")
+    g.add_argument("--state", default=None, metavar="FILE", help="with --shard: the shard file")
+    g.add_argument(
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="stream a .txt corpus in bounded memory (e.g. 2G): Distinct-n, avg-distinct, EAD-n",
+    )
+    g.add_argument(
+        "--approx", choices=["hll"], default=None, help="with --memory: HLL distinct counts"
+    )
 
 
 def add_model_options(p) -> None:
@@ -89,6 +112,8 @@ def run(args) -> int:
     from ..io.readers import read_input
     from ..report.tables import scores_table, scores_to_json
 
+    if args.memory or args.approx:
+        return _run_streamed(args)
     data = read_input(args.input, args.format)
     options = {
         "tokenizer": args.tokenizer,
@@ -107,7 +132,15 @@ def run(args) -> int:
         options["reference_groups"] = [r.get("reference_groups") for r in data.records]
     if any("references" in r for r in data.records):  # for the multi-reference metrics (ref-*)
         options["references"] = [r.get("references") for r in data.records]
-    scores = score(data.items, args.metrics, **options)
+    if args.shard or args.state:
+        return _run_shard(args, data, options)
+    engine = {}
+    if args.engine == "ray":
+        engine = {"engine": "ray", "address": args.address, "concurrency": args.concurrency}
+        engine["num_gpus"] = args.num_gpus
+    elif args.address or args.concurrency or args.num_gpus:
+        raise InputError("--address, --concurrency and --num-gpus go with --engine ray")
+    scores = score(data.items, args.metrics, **engine, **options)
     meta = {"input": args.input, "setting": data.setting, "items": len(data.items)}
     if args.json:
         print(scores_to_json(scores, meta, with_items=args.items))
@@ -116,4 +149,69 @@ def run(args) -> int:
             f"{args.input}: {len(data.items)} {'sets' if data.setting == 'sets' else 'responses'}"
         )
         print(scores_table(scores, title))
+    return 0
+
+
+def _mergeable_defaults(args, setting: str) -> list[str] | None:
+    """Explicit metrics as given; else the default set minus what cannot be sharded/streamed."""
+    import sys
+
+    from ..registry import default_metrics
+    from ..scale.shards import mergeable_in_one_pass
+
+    if args.metrics:
+        return args.metrics
+    names = default_metrics(setting)
+    kept = [n for n in names if setting == "sets" or mergeable_in_one_pass(n)]
+    if kept != names:
+        skipped = ", ".join(n for n in names if n not in kept)
+        print(
+            f"diveval: skipped default metrics with no one-pass merge: {skipped}", file=sys.stderr
+        )
+    return kept
+
+
+def _run_shard(args, data, options) -> int:
+    from ..scale.shards import parse_shard, score_shard
+
+    if not (args.shard and args.state):
+        raise InputError("--shard I/N and --state FILE go together")
+    if args.engine != "local":
+        raise InputError("--shard runs one shard in this process; leave out --engine")
+    shard = parse_shard(args.shard)
+    names = _mergeable_defaults(args, data.setting)
+    options.pop("progress", None)
+    result = score_shard(data.items, names, shard, **options)
+    result.save(args.state)
+    print(f"shard {shard[0]}/{shard[1]} of {args.input} written to {args.state}")
+    return 0
+
+
+def _run_streamed(args) -> int:
+    from ..report.tables import scores_table, scores_to_json
+    from ..scale.streaming import parse_memory, stream_score
+
+    if not args.memory:
+        raise InputError("--approx goes with --memory")
+    parse_memory(args.memory)  # arguments first, before any work or message
+    fmt = args.format or args.input.rsplit(".", 1)[-1].lower()
+    if fmt != "txt":
+        raise InputError(f"{args.input}: --memory streams a .txt corpus (one response per line)")
+    if args.shard or args.engine != "local":
+        raise InputError("--memory streams in this process; leave out --shard and --engine")
+    names = _mergeable_defaults(args, "corpus")
+    scores = stream_score(
+        args.input,
+        names or [],
+        tokenizer=args.tokenizer,
+        lowercase=args.lowercase,
+        vocab=parse_vocab(args.vocab) or 30522,
+        memory=args.memory,
+        approx=args.approx,
+    )
+    meta = {"input": args.input, "setting": "corpus", "streamed": True}
+    if args.json:
+        print(scores_to_json(scores, meta))
+    else:
+        print(scores_table(scores, f"{args.input}: streamed in {args.memory}"))
     return 0

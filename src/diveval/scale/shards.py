@@ -54,6 +54,11 @@ def _ngram_order(name: str) -> tuple[str, int] | None:
     return m.group(1), int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
 
 
+def mergeable_in_one_pass(name: str) -> bool:
+    """Whether a metric's corpus setting can be sharded or streamed (one pass, then merged)."""
+    return _ngram_order(name) is not None
+
+
 class ShardResult:
     """One shard's contribution to every metric of a run."""
 
