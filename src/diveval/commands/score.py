@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..io.readers import FORMATS
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -23,8 +24,19 @@ def add_parser(sub):
         epilog=EPILOG,
         formatter_class=help_formatter(),
     )
-    p.add_argument("input", help="a .txt, .jsonl or .csv file")
-    p.add_argument("--format", choices=["txt", "jsonl", "csv"], help="override the file ending")
+    p.add_argument(
+        "input",
+        help="a .txt, .jsonl, .json, .csv, .tsv or .parquet file, a datasets folder, or - (stdin)",
+    )
+    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
+    p.add_argument(
+        "--field",
+        "--column",
+        dest="field",
+        metavar="NAME",
+        help="the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
+        "e.g. positive_responses for DailyDialog++",
+    )
     p.add_argument(
         "--metric",
         "-m",
@@ -52,7 +64,28 @@ def add_parser(sub):
         help="ref-* metrics: how a response's scores against its references combine: max, "
         "mean, or multi (ref-bleu only); default: multi for ref-bleu, max otherwise",
     )
-    p.add_argument("--items", action="store_true", help="with --json: include per-item values")
+    p.add_argument(
+        "--items",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="FILE (.csv or .jsonl): one row per set/response with every metric and the input "
+        "record's other fields; without FILE (with --json): per-item values in the JSON",
+    )
+    p.add_argument(
+        "--by",
+        metavar="COLUMN",
+        default=None,
+        help="score each value of this record field (e.g. system) separately, side by side",
+    )
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        default=None,
+        help="with --by: one row per group (metrics, size, and the mean of every numeric record "
+        "field, e.g. human scores), ready for `diveval correlate`",
+    )
     add_model_options(p)
     add_scale_options(p)
     add_json_flag(p)
@@ -108,13 +141,20 @@ def parse_vocab(value):
 
 
 def run(args) -> int:
-    from ..api import score
-    from ..io.readers import read_input
-    from ..report.tables import scores_table, scores_to_json
+    import sys
+
+    from ..io.readers import locate, read_input
 
     if args.memory or args.approx:
         return _run_streamed(args)
-    data = read_input(args.input, args.format)
+    if args.items is True and not args.json:
+        raise InputError("--items without a FILE adds per-item values to --json output: add --json")
+    if args.summary and not args.by:
+        raise InputError("--summary writes one row per --by group: add --by COLUMN")
+    data = read_input(args.input, args.format, args.field)
+    note = data.skipped_note()
+    if note:
+        print(f"diveval: note: {note}", file=sys.stderr)
     options = {
         "tokenizer": args.tokenizer,
         "lowercase": args.lowercase,
@@ -128,28 +168,92 @@ def run(args) -> int:
         "reduction": args.reduction,
         "progress": True,
     }
-    if any("reference_groups" in r for r in data.records):  # for metrics that take them (LSDSCC)
-        options["reference_groups"] = [r.get("reference_groups") for r in data.records]
-    if any("references" in r for r in data.records):  # for the multi-reference metrics (ref-*)
-        options["references"] = [r.get("references") for r in data.records]
     if args.shard or args.state:
-        return _run_shard(args, data, options)
-    engine = {}
+        return _run_shard(args, data, _with_references(options, data.records))
+    engine: dict = {}
     if args.engine == "ray":
         engine = {"engine": "ray", "address": args.address, "concurrency": args.concurrency}
         engine["num_gpus"] = args.num_gpus
     elif args.address or args.concurrency or args.num_gpus:
         raise InputError("--address, --concurrency and --num-gpus go with --engine ray")
-    scores = score(data.items, args.metrics, **engine, **options)
-    meta = {"input": args.input, "setting": data.setting, "items": len(data.items)}
-    if args.json:
-        print(scores_to_json(scores, meta, with_items=args.items))
-    else:
-        title = (
-            f"{args.input}: {len(data.items)} {'sets' if data.setting == 'sets' else 'responses'}"
-        )
-        print(scores_table(scores, title))
+    groups = _groups(data, args.by)
+    results = {}
+    for name, index in groups.items():
+        part = [data.items[i] for i in index]
+        records = [data.records[i] for i in index] if data.records else []
+        try:
+            results[name] = _score(part, args.metrics, engine, _with_references(options, records))
+        except InputError as exc:
+            raise locate(exc, data, index) from None
+    _write_outputs(args, data, groups, results)
     return 0
+
+
+def _score(items, metrics, engine, options):
+    from ..api import score
+
+    return score(items, metrics, **engine, **options)
+
+
+def _with_references(options: dict, records: list) -> dict:
+    """The per-item reference fields of the records, for the metrics that take them."""
+    out = dict(options)
+    if any("reference_groups" in r for r in records):  # LSDSCC
+        out["reference_groups"] = [r.get("reference_groups") for r in records]
+    if any("references" in r for r in records):  # the multi-reference metrics (ref-*)
+        out["references"] = [r.get("references") for r in records]
+    return out
+
+
+def _groups(data, by: str | None) -> dict:
+    """{group value: item indices}; one group (None) without --by."""
+    if not by:
+        return {None: list(range(len(data.items)))}
+    if not data.records or by not in data.records[0]:
+        fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
+        raise InputError(
+            f"no field {by!r} to group by; the records have {', '.join(fields) or 'no fields'}",
+            data.path,
+        )
+    groups: dict = {}
+    for i, rec in enumerate(data.records):
+        if rec.get(by) is None:
+            raise InputError(f"no {by!r} value", data.path, rec.get("_line"))
+        groups.setdefault(str(rec[by]), []).append(i)
+    return groups
+
+
+def _write_outputs(args, data, groups: dict, results: dict) -> None:
+    from ..report.item_rows import item_rows, summary_rows, write_rows
+    from ..report.tables import groups_table, scores_table, scores_to_json
+
+    if isinstance(args.items, str):
+        write_rows(args.items, item_rows(data, groups, results, args.by))
+    if args.summary:
+        write_rows(args.summary, summary_rows(data, groups, results, args.by))
+    meta: dict = {"input": args.input, "setting": data.setting, "items": len(data.items)}
+    if data.skipped:
+        meta["skipped_empty"] = len(data.skipped)
+    unit = "sets" if data.setting == "sets" else "responses"
+    if args.by:
+        meta["by"] = args.by
+        if args.json:
+            import json
+
+            meta["groups"] = {
+                g: json.loads(scores_to_json(r, {"items": len(groups[g])}, args.items is True))
+                for g, r in results.items()
+            }
+            print(json.dumps(meta, indent=2, ensure_ascii=False))
+        else:
+            title = f"{args.input}: {len(data.items)} {unit} by {args.by}"
+            print(groups_table(results, {g: len(ix) for g, ix in groups.items()}, title))
+        return
+    scores = results[None]
+    if args.json:
+        print(scores_to_json(scores, meta, with_items=args.items is True))
+    else:
+        print(scores_table(scores, f"{args.input}: {len(data.items)} {unit}"))
 
 
 def _mergeable_defaults(args, setting: str) -> list[str] | None:

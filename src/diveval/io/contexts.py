@@ -38,7 +38,7 @@ class ContextItem:
     line: Optional[int] = None
 
 
-def _strings(value: Any, key: str, path: str, line: int) -> list[str]:
+def _strings(value: Any, key: str, path: str, line: int | None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InputError(f'"{key}" must be a list of strings', path, line)
     return list(value)
@@ -60,7 +60,7 @@ def read_contexts(
             raise InputError(f"unknown pool field {f!r}; choose from {', '.join(DDPP_FIELDS)}")
     out: list[ContextItem] = []
     seen: set[str] = set()
-    for rec in read_records(path, "jsonl"):
+    for rec in read_records(path, "json"):
         line = rec.get("_line")
         if "context" not in rec:
             raise InputError('record has no "context"', path, line)
@@ -91,7 +91,7 @@ def read_response_sets(path: str, field: Optional[str] = None) -> list[list[str]
     """The response sets of a JSON lines file: the lists under ``field`` (default: "responses",
     or "positive_responses" for DailyDialog++)."""
     sets = []
-    for rec in read_records(path, "jsonl"):
+    for rec in read_records(path, "json"):
         key = field or ("responses" if "responses" in rec else "positive_responses")
         if key not in rec:
             raise InputError(f'record has no "{key}"', path, rec.get("_line"))

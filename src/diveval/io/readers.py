@@ -1,28 +1,43 @@
 """Input readers. Every problem becomes an InputError naming the file, the line and the problem.
 
-Formats, by file ending (or ``fmt=``):
-- ``.txt``: one response per line -> corpus. Blank lines are responses too (empty ones), except a
-  single trailing newline.
-- ``.jsonl``: one JSON object per line -> sets: ``{"context": ..., "responses": [...],
-  "references": [...], "reference_groups": [[...], ...]}``; only ``responses`` is required. A
-  file whose records carry ``"response"`` (one string) instead is a corpus.
-- ``.csv``: a ``response`` column -> corpus; ``resp_0..resp_k`` columns -> sets (the Tevet &
-  Berant format). Other columns are kept in ``records`` (labels, human scores).
+Formats, by file ending (or ``fmt=`` / ``--format``):
+- ``.txt``: one response per line -> corpus.
+- ``.jsonl``: one JSON object per line; ``.json``: JSON lines, or one JSON array (of objects, of
+  strings, or of lists of strings). In objects the text is ``"responses"`` (a list -> sets) or
+  ``"response"`` (a string -> corpus), or the field named by ``field=`` / ``--field`` (e.g.
+  DailyDialog++'s ``positive_responses``). ``"references"`` (SCARCE's ``"all_references"`` too)
+  and ``"reference_groups"`` feed the reference-based metrics.
+- ``.csv`` / ``.tsv``: a ``response`` column (or the column named by ``field=`` / ``--column``)
+  -> corpus; ``resp_0..resp_k`` columns -> sets (the Tevet & Berant format).
+- ``.parquet`` and a Hugging Face ``datasets`` folder (``save_to_disk``): records as above.
+- ``-``: standard input; JSON lines when it starts with ``{``, a JSON array with ``[``, else text
+  (or as ``fmt=`` says).
+Other fields are kept in ``records`` (ids, systems, human scores), with ``_line``: the line (or, in
+Parquet and datasets folders, the row) each record came from.
+
+Empty responses (blank or whitespace-only lines, empty cells or strings), in every format: skipped,
+never scored as responses. Their lines are listed in ``InputData.skipped`` (the CLI prints a note);
+a set left with no response is skipped the same way. A file with nothing left is an error.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import os
+import re
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 from ..results import CORPUS, SETS
+from .json_records import json_records, jsonl_records
 
-FORMATS = ("txt", "jsonl", "csv")
+FORMATS = ("txt", "jsonl", "json", "csv", "tsv", "parquet", "hf")
+STDIN = "-"
+#: Record fields that hold a response text (or list of them) when no field is named.
+TEXT_FIELDS = ("responses", "response")
 
 
 @dataclass(frozen=True)
@@ -31,19 +46,62 @@ class InputData:
     setting: str
     items: list  # list[str] (corpus) or list[list[str]] (sets)
     records: list[dict[str, Any]] = field(default_factory=list)  # the raw rows, one per item
+    skipped: tuple[int, ...] = ()  # lines (rows) of the empty responses that were skipped
 
     def column(self, name: str) -> list[Any]:
         return [r.get(name) for r in self.records]
 
+    def line_of(self, index: int) -> int | None:
+        """The line (or row) item ``index`` came from."""
+        if 0 <= index < len(self.records):
+            return self.records[index].get("_line")
+        return None
+
+    def skipped_note(self) -> str | None:
+        """One line saying which empty responses were skipped, or None."""
+        if not self.skipped:
+            return None
+        lines = sorted(set(self.skipped))
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        n = len(self.skipped)
+        return f"{self.path}: skipped {n} empty response{'s' if n > 1 else ''} (line {shown})"
+
+
+def _is_empty(text: str) -> bool:
+    return not text.strip()
+
+
+_SET_INDEX = re.compile(r"\bset (\d+)\b")
+
+
+def locate(err: InputError, data: InputData, index: list[int] | None = None) -> InputError:
+    """A metric's error about "set N" with the file and line the set came from; ``index`` maps
+    the scored items back to the file's when only some were scored (a --by group)."""
+    if err.path is not None:
+        return err
+    m = _SET_INDEX.search(err.problem)
+    line = None
+    if m:
+        i = int(m.group(1))
+        if index is not None:
+            i = index[i] if i < len(index) else -1
+        line = data.line_of(i)
+    return InputError(err.problem, data.path, line)
+
 
 def read_text(path: str) -> str:
-    """The whole file as text; a missing file or bytes that are not UTF-8 are InputErrors."""
-    if not os.path.exists(path):
-        raise InputError("no such file", path)
-    if os.path.isdir(path):
-        raise InputError("is a folder, not a file", path)
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    """The whole file (or standard input, ``-``) as text; a missing file or bytes that are not
+    UTF-8 are InputErrors."""
+    if path == STDIN:
+        raw = sys.stdin.buffer.read()
+        path = "<stdin>"
+    else:
+        if not os.path.exists(path):
+            raise InputError("no such file", path)
+        if os.path.isdir(path):
+            raise InputError("is a folder, not a file", path)
+        with open(path, "rb") as fh:
+            raw = fh.read()
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -56,21 +114,56 @@ def detect_format(path: str, fmt: str | None = None) -> str:
         if fmt not in FORMATS:
             raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", path)
         return fmt
+    from .columnar import is_datasets_folder
+
+    if is_datasets_folder(path):
+        return "hf"
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if ext in ("jsonl", "ndjson"):
         return "jsonl"
-    if ext in ("csv", "tsv"):
-        return "csv"
+    if ext in ("json", "csv", "tsv", "parquet"):
+        return ext
     return "txt"
 
 
-def read_input(path: str, fmt: str | None = None) -> InputData:
+def _sniff(text: str) -> str:
+    """The format of standard input without a --format: by its first character."""
+    first = text.lstrip()[:1]
+    return "json" if first in ("{", "[") else "txt"
+
+
+def read_input(path: str, fmt: str | None = None, field: str | None = None) -> InputData:
+    """What ``diveval score`` scores: the items of a file, their records, the skipped empties.
+
+    field: the record field (JSON, Parquet, datasets) or CSV column that holds the responses.
+    """
     kind = detect_format(path, fmt)
-    text = read_text(path)
-    reader = {"txt": _read_txt, "jsonl": _read_jsonl, "csv": _read_csv}[kind]
-    data = reader(path, text)
+    shown = "<stdin>" if path == STDIN else path
+    if kind in ("parquet", "hf"):
+        from .columnar import datasets_records, parquet_records
+
+        if not os.path.exists(path):
+            raise InputError("no such file", path)
+        rows = parquet_records(path) if kind == "parquet" else datasets_records(path)
+        data = _from_records(path, rows, field, unit="row")
+    else:
+        text = read_text(path)
+        if path == STDIN and not fmt:
+            kind = _sniff(text)
+        if kind == "txt":
+            if field:
+                raise InputError(
+                    "--field/--column applies to JSON, CSV, Parquet and datasets", shown
+                )
+            data = _read_txt(shown, text)
+        elif kind in ("jsonl", "json"):
+            pairs = jsonl_records(shown, text) if kind == "jsonl" else json_records(shown, text)
+            data = _from_records(shown, pairs, field)
+        else:
+            data = _read_csv(shown, text, field)
     if not data.items:
-        raise InputError("no responses in the file", path)
+        extra = f" ({len(data.skipped)} empty ones skipped)" if data.skipped else ""
+        raise InputError(f"no responses in the file{extra}", shown)
     return data
 
 
@@ -78,8 +171,15 @@ def _read_txt(path: str, text: str) -> InputData:
     if text.endswith("\n"):
         text = text[:-1]
     lines = text.split("\n") if text else []
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    return InputData(path, CORPUS, lines, [])
+    items, records, skipped = [], [], []
+    for lineno, line in enumerate(lines, start=1):
+        line = line[:-1] if line.endswith("\r") else line
+        if _is_empty(line):
+            skipped.append(lineno)
+            continue
+        items.append(line)
+        records.append({"_line": lineno})
+    return InputData(path, CORPUS, items, records, tuple(skipped))
 
 
 def _string_list(value: Any, key: str, path: str, line: int) -> list[str]:
@@ -93,22 +193,131 @@ def _string_list(value: Any, key: str, path: str, line: int) -> list[str]:
     return value
 
 
-def _jsonl_records(path: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of every non-blank line of a JSON lines text."""
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"malformed JSON ({exc.msg}, column {exc.colno})", path, lineno
-            ) from None
-        if not isinstance(rec, dict):
-            raise InputError(
-                f"each line must be a JSON object, got {type(rec).__name__}", path, lineno
+def _text_fields(rec: dict[str, Any]) -> list[str]:
+    """The fields of a record that could hold responses (a string, a list of strings, or a list
+    of objects whose fields do: name those as FIELD.SUBFIELD)."""
+    out = []
+    for k, v in rec.items():
+        if isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(x, str) for x in v)):
+            out.append(f"{k} ({'text' if isinstance(v, str) else 'list'})")
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            inner = [f"{k}.{f}" for f in _text_fields(v[0])]
+            if inner:
+                out.append(f"{k} (objects: {', '.join(f.split(' ')[0] for f in inner)})")
+    return out
+
+
+def _expand(rec: dict[str, Any], field: str | None) -> list[tuple[dict[str, Any], str | None]]:
+    """(record, key) pairs for a field name; ``A.B`` takes field B of every object in list A
+    (e.g. multirefeval's ``dialogue.responses``: one set per turn), each with its parent's
+    other fields and its position as ``A_index``; objects without field B are passed over."""
+    if not field or "." not in field or field in rec:
+        return [(rec, field)]
+    outer, inner = field.split(".", 1)
+    value = rec.get(outer)
+    if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
+        return [(rec, field)]  # reported as a missing field below
+    parent = {k: v for k, v in rec.items() if k != outer}
+    out = []
+    for i, sub in enumerate(value):
+        if inner.split(".", 1)[0] not in sub:
+            continue  # an object without the field holds no responses (a dialogue's last turn)
+        for child, key in _expand(sub, inner):
+            out.append(({**parent, **child, f"{outer}_index": i}, key))
+    return out
+
+
+def _from_records(
+    path: str, pairs: Iterable[tuple[int, Any]], field: str | None, unit: str = "line"
+) -> InputData:
+    """Items from JSON / Parquet / datasets records (see the module docstring)."""
+    reader = _RecordReader(path, unit)
+    for where, rec in pairs:
+        if isinstance(rec, str):
+            rec = {"response": rec}
+        elif isinstance(rec, list):
+            rec = {"responses": rec}
+        elif not isinstance(rec, dict):
+            raise reader.error(f"a record must be an object, got {type(rec).__name__}", where)
+        for one, key in _expand(rec, field):
+            reader.add(one, key, where)
+    return InputData(
+        path, reader.setting or CORPUS, reader.items, reader.records, tuple(reader.skipped)
+    )
+
+
+class _RecordReader:
+    """Validates records one by one and collects their items, records and skipped empties."""
+
+    def __init__(self, path: str, unit: str):
+        self.path, self.unit = path, unit
+        self.items: list = []
+        self.records: list[dict[str, Any]] = []
+        self.skipped: list[int] = []
+        self.setting: str | None = None
+
+    def error(self, problem: str, where: int) -> InputError:
+        if self.unit == "line":
+            return InputError(problem, self.path, where)
+        return InputError(f"{self.unit} {where}: {problem}", self.path)
+
+    def strings(self, value: Any, key: str, where: int) -> list[str]:
+        if not isinstance(value, list):
+            raise self.error(
+                f'"{key}" must be a list of strings, got {type(value).__name__}', where
             )
-        yield lineno, rec
+        for i, v in enumerate(value):
+            if not isinstance(v, str):
+                raise self.error(f'"{key}"[{i}] must be a string, got {type(v).__name__}', where)
+        return value
+
+    def add(self, rec: dict[str, Any], field: str | None, where: int) -> None:
+        key = field or next((k for k in TEXT_FIELDS if k in rec), None)
+        if key is None:
+            fields = ", ".join(_text_fields(rec)) or "no text field"
+            raise self.error(
+                f'record has neither "responses" (a list) nor "response" (a string); it has '
+                f"{fields}: name one with --field",
+                where,
+            )
+        if key not in rec:
+            raise self.error(f'record has no field "{key}"', where)
+        value = rec[key]
+        item: Any
+        if isinstance(value, str):
+            kind, item = CORPUS, value
+            if _is_empty(value):
+                self.skipped.append(where)
+                return
+        elif isinstance(value, list):
+            texts = self.strings(value, key, where)
+            kind, item = SETS, [t for t in texts if not _is_empty(t)]
+            self.skipped.extend([where] * (len(texts) - len(item)))
+            if not item:
+                return
+        else:
+            raise self.error(
+                f'"{key}" must be a string or a list of strings, got {type(value).__name__}', where
+            )
+        if self.setting is None:
+            self.setting = kind
+        elif kind != self.setting:
+            raise self.error(
+                "mixes records of one response and records of a list of responses", where
+            )
+        if "references" not in rec and "all_references" in rec:  # SCARCE's name
+            rec["references"] = rec["all_references"]
+        if "references" in rec:
+            self.strings(rec["references"], "references", where)
+        if "reference_groups" in rec:
+            groups = rec["reference_groups"]
+            if not isinstance(groups, list):
+                raise self.error('"reference_groups" must be a list of lists of strings', where)
+            for g in groups:
+                self.strings(g, "reference_groups", where)
+        rec["_line"] = where
+        self.items.append(item)
+        self.records.append(rec)
 
 
 def _csv_rows(path: str, text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
@@ -134,39 +343,58 @@ def _csv_rows(path: str, text: str) -> tuple[list[str], Iterator[tuple[int, dict
 
 def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line of a JSON lines file."""
-    return _jsonl_records(path, read_text(path))
+    return jsonl_records(path, read_text(path))
 
 
 def read_records(path: str, fmt: str | None = None) -> list[dict[str, Any]]:
-    """Every row of a CSV/TSV (with a header) or JSON lines file, as dicts with their ``_line``."""
+    """Every row of a CSV/TSV (with a header), JSON lines / JSON array, Parquet file or datasets
+    folder, as dicts with their ``_line``."""
     kind = detect_format(path, fmt)
-    if kind == "txt" and path.lower().endswith(".json"):
-        kind = "jsonl"  # DailyDialog++ and others name JSON lines files .json
     if kind == "txt":
-        raise InputError("expected a .csv, .tsv or .jsonl file", path)
-    text = read_text(path)
-    pairs = _jsonl_records(path, text) if kind == "jsonl" else _csv_rows(path, text)[1]
-    records = [dict(rec, _line=lineno) for lineno, rec in pairs]
+        raise InputError("expected a .csv, .tsv, .jsonl, .json or .parquet file", path)
+    if kind in ("parquet", "hf"):
+        from .columnar import datasets_records, parquet_records
+
+        pairs: Iterable[tuple[int, Any]] = (
+            parquet_records(path) if kind == "parquet" else datasets_records(path)
+        )
+    else:
+        text = read_text(path)
+        if kind in ("csv", "tsv"):
+            pairs = _csv_rows(path, text)[1]
+        else:
+            pairs = jsonl_records(path, text) if kind == "jsonl" else json_records(path, text)
+    records = []
+    for lineno, rec in pairs:
+        if not isinstance(rec, dict):
+            raise InputError(
+                f"each record must be an object, got {type(rec).__name__}", path, lineno
+            )
+        records.append(dict(rec, _line=lineno))
     if not records:
         raise InputError("no rows", path)
     return records
 
 
-#: Keys that hold responses in the JSON lines formats diveval reads (DailyDialog++ included).
+#: Keys that hold responses in the JSON formats diveval reads (DailyDialog++ included).
 RESPONSE_KEYS = ("response", "responses", "positive_responses")
 
 
 def read_responses(path: str, fmt: str | None = None) -> list[str]:
     """Every response of a file as one flat list: lines of a .txt, every response of every set,
-    or, in JSON lines, the strings under any of RESPONSE_KEYS."""
+    or, in JSON, the strings under any of RESPONSE_KEYS."""
     kind = detect_format(path, fmt)
-    if kind == "txt" and path.lower().endswith(".json"):
-        kind = "jsonl"
-    if kind != "jsonl":
+    if kind not in ("jsonl", "json"):
         data = read_input(path, kind)
         return [t for s in data.items for t in s] if data.setting == SETS else list(data.items)
+    text = read_text(path)
     texts: list[str] = []
-    for lineno, rec in _jsonl_records(path, read_text(path)):
+    pairs = jsonl_records(path, text) if kind == "jsonl" else json_records(path, text)
+    for lineno, rec in pairs:
+        if not isinstance(rec, dict):
+            raise InputError(
+                f"each record must be an object, got {type(rec).__name__}", path, lineno
+            )
         keys = [k for k in RESPONSE_KEYS if k in rec]
         if not keys:
             raise InputError(f"record has none of {', '.join(RESPONSE_KEYS)}", path, lineno)
@@ -175,75 +403,54 @@ def read_responses(path: str, fmt: str | None = None) -> list[str]:
             texts.extend(
                 [value] if isinstance(value, str) else _string_list(value, key, path, lineno)
             )
+    texts = [t for t in texts if not _is_empty(t)]
     if not texts:
         raise InputError("no responses in the file", path)
     return texts
 
 
-def _read_jsonl(path: str, text: str) -> InputData:
-    items: list = []
-    records: list[dict[str, Any]] = []
-    setting = None
-    for lineno, rec in _jsonl_records(path, text):
-        if "responses" in rec:
-            kind, item = SETS, _string_list(rec["responses"], "responses", path, lineno)
-        elif "response" in rec:
-            if not isinstance(rec["response"], str):
-                raise InputError(
-                    f'"response" must be a string, got {type(rec["response"]).__name__}',
-                    path,
-                    lineno,
-                )
-            kind, item = CORPUS, rec["response"]
-        else:
-            raise InputError(
-                'record has neither "responses" (a list) nor "response" (a string)', path, lineno
-            )
-        if setting is None:
-            setting = kind
-        elif kind != setting:
-            raise InputError('mixes "response" and "responses" records', path, lineno)
-        for key in ("references",):
-            if key in rec:
-                _string_list(rec[key], key, path, lineno)
-        if "reference_groups" in rec:
-            groups = rec["reference_groups"]
-            if not isinstance(groups, list):
-                raise InputError(
-                    '"reference_groups" must be a list of lists of strings', path, lineno
-                )
-            for g in groups:
-                _string_list(g, "reference_groups", path, lineno)
-        rec["_line"] = lineno
-        items.append(item)
-        records.append(rec)
-    return InputData(path, setting or CORPUS, items, records)
-
-
-def _read_csv(path: str, text: str) -> InputData:
+def _read_csv(path: str, text: str, column: str | None = None) -> InputData:
     fields, rows = _csv_rows(path, text)
     resp_cols = sorted(
         (f for f in fields if f.startswith("resp_") and f[5:].isdigit()), key=lambda f: int(f[5:])
     )
-    if "response" not in fields and not resp_cols:
+    if column is not None:
+        if column not in fields:
+            raise InputError(
+                f"no column {column!r}; the columns are {', '.join(fields) or 'none'}", path, 1
+            )
+        resp_cols = []
+    elif "response" in fields and not resp_cols:
+        column = "response"
+    if column is None and not resp_cols:
         raise InputError(
-            'needs a "response" column (corpus) or "resp_0".."resp_k" columns (sets); '
-            f"found {', '.join(fields) or 'no header'}",
+            'needs a "response" column (corpus), "resp_0".."resp_k" columns (sets) or '
+            f"--column NAME; found {', '.join(fields) or 'no header'}",
             path,
             1,
         )
     items: list = []
     records: list[dict[str, Any]] = []
+    skipped: list[int] = []
     for lineno, row in rows:
         if resp_cols:
             missing = [c for c in resp_cols if row.get(c) is None]
             if missing:
                 raise InputError(f"missing field {missing[0]!r}", path, lineno)
-            items.append([row[c] for c in resp_cols])
+            cells = [row[c] for c in resp_cols]
+            item: Any = [c for c in cells if not _is_empty(c)]
+            skipped.extend([lineno] * (len(cells) - len(item)))
+            if not item:
+                continue
         else:
-            if row.get("response") is None:
-                raise InputError('missing field "response"', path, lineno)
-            items.append(row["response"])
+            assert column is not None
+            if row.get(column) is None:
+                raise InputError(f"missing field {column!r}", path, lineno)
+            if _is_empty(row[column]):
+                skipped.append(lineno)
+                continue
+            item = row[column]
         row["_line"] = lineno
+        items.append(item)
         records.append(row)
-    return InputData(path, SETS if resp_cols else CORPUS, items, records)
+    return InputData(path, SETS if resp_cols else CORPUS, items, records, tuple(skipped))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -30,7 +31,9 @@ def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any
         table.add_column(col, justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         table.add_row(*[_cell(v) for v in row])
-    console = Console(width=160, no_color=True, force_terminal=False, record=True, file=_Null())
+    console = Console(
+        width=160, no_color=True, force_terminal=False, record=True, file=io.StringIO()
+    )
     console.print(table)
     return "\n".join(line.rstrip() for line in console.export_text().rstrip("\n").splitlines())
 
@@ -40,15 +43,20 @@ def scores_table(scores: Mapping[str, Score], title: str) -> str:
     return render_table(title, ["metric", "value", "signature"], rows)
 
 
+def groups_table(
+    results: Mapping[str, Mapping[str, Score]], sizes: Mapping[str, int], title: str
+) -> str:
+    """Metrics as rows, groups (e.g. systems) as columns; signatures below the table."""
+    groups = list(results)
+    names = list(next(iter(results.values()))) if results else []
+    rows = [[name] + [results[g][name].value for g in groups] for name in names]
+    columns = ["metric"] + [f"{g} (n={sizes[g]})" for g in groups]
+    table = render_table(title, columns, rows)
+    sigs = [f"{name}: {results[groups[0]][name].signature}" for name in names]
+    return table + "\n" + "\n".join(sigs)
+
+
 def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
     return str(v)
-
-
-class _Null:
-    def write(self, _s: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass

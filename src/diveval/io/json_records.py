@@ -1,0 +1,84 @@
+"""JSON inputs as (line, record) pairs: JSON lines, or one JSON array (``.json`` may be either).
+
+A ``.json`` file is read as one JSON array when its first non-blank character is ``[`` (SCARCE's
+reference files), else as JSON lines (DailyDialog++ and multirefeval name theirs ``.json``). An
+array is decoded element by element, so every record keeps the line it starts on for messages.
+A file that is neither is an error naming the line where parsing stopped, never text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from ..errors import InputError
+
+
+def _line_at(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def jsonl_records(path: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of a JSON lines text."""
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            hint = (
+                " (is this one JSON document over several lines? name it .json)"
+                if lineno == 1
+                else ""
+            )
+            raise InputError(
+                f"malformed JSON ({exc.msg}, column {exc.colno}){hint}", path, lineno
+            ) from None
+        if not isinstance(rec, dict):
+            raise InputError(
+                f"each line must be a JSON object, got {type(rec).__name__}", path, lineno
+            )
+        yield lineno, rec
+
+
+def json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
+    """(line number, element) of every element of a text holding one JSON array."""
+    decoder = json.JSONDecoder()
+    pos = len(text) - len(text.lstrip())
+    if text[pos : pos + 1] != "[":
+        raise InputError("expected a JSON array ([...])", path, _line_at(text, pos))
+    pos += 1
+    first = True
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if text[pos : pos + 1] == "]":
+            pos += 1
+            break
+        if not first:
+            if text[pos : pos + 1] != ",":
+                raise InputError(
+                    "malformed JSON array (expected , or ])", path, _line_at(text, pos)
+                )
+            pos += 1
+            while pos < len(text) and text[pos] in " \t\r\n":
+                pos += 1
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg})", path, _line_at(text, exc.pos)) from None
+        yield _line_at(text, pos), value
+        pos, first = end, False
+    if text[pos:].strip():
+        raise InputError("text after the JSON array", path, _line_at(text, pos))
+
+
+def is_json_array(text: str) -> bool:
+    return text.lstrip()[:1] == "["
+
+
+def json_records(path: str, text: str) -> Iterator[tuple[int, Any]]:
+    """A ``.json`` text: its array's elements, or its JSON lines' objects."""
+    if is_json_array(text):
+        return json_array_items(path, text)
+    return jsonl_records(path, text)

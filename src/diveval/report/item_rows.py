@@ -1,0 +1,92 @@
+"""Per-item and per-group rows of a score run, written as CSV or JSON lines for `correlate`.
+
+Item rows: one per set (sets setting) or response (corpus), with the input record's own fields
+(ids, system, human scores; nested values as JSON text in CSV) and one column per metric that has
+per-item values. Group rows (``--by``): one per group, with its size, each metric's value, and the
+mean of every numeric record field of the group (e.g. a human score per system).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+from ..errors import InputError
+from ..io.writers import write_atomic
+
+_TEXT_FIELDS = {"responses", "response", "references", "all_references", "reference_groups"}
+
+
+def _record_fields(rec: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in rec.items() if k not in _TEXT_FIELDS}
+
+
+def item_rows(data, groups: dict, results: dict, by: str | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for group, index in groups.items():
+        scores = results[group]
+        for k, i in enumerate(index):
+            row = {"_line": data.line_of(i)}
+            row.update(_record_fields(data.records[i]) if data.records else {})
+            if data.setting == "corpus":
+                row["response"] = data.items[i]
+            for name, s in scores.items():
+                if s.items is not None and len(s.items) == len(index):
+                    row[name] = float(s.items[k])
+            rows.append(row)
+    return rows
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def summary_rows(data, groups: dict, results: dict, by: str) -> list[dict[str, Any]]:
+    rows = []
+    for group, index in groups.items():
+        row: dict[str, Any] = {by: group, "n": len(index)}
+        records = [data.records[i] for i in index]
+        fields = [k for k in records[0] if k not in _TEXT_FIELDS and k not in (by, "_line")]
+        for f in fields:
+            values = [_number(r.get(f)) for r in records]
+            if values and all(v is not None and math.isfinite(v) for v in values):
+                row[f] = sum(values) / len(values)  # type: ignore[arg-type]
+        for name, s in results[group].items():
+            row[name] = s.value
+        rows.append(row)
+    return rows
+
+
+def write_rows(path: str, rows: list[dict[str, Any]]) -> None:
+    """CSV (by ending .csv/.tsv) or JSON lines (.jsonl/.json); any other ending is an error."""
+    lower = path.lower()
+    if lower.endswith((".jsonl", ".json")):
+        write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        return
+    if not lower.endswith((".csv", ".tsv")):
+        raise InputError("per-item output must end in .csv, .tsv or .jsonl", path)
+    columns: list[str] = []
+    for r in rows:
+        columns += [k for k in r if k not in columns]
+    buf = io.StringIO()
+    writer = csv.DictWriter(
+        buf, columns, dialect="excel-tab" if lower.endswith(".tsv") else "excel"
+    )
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(
+            {k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()}
+        )
+    write_atomic(path, buf.getvalue())
