@@ -19,6 +19,7 @@ _LAZY = {
     "Score": "diveval.results:Score",
     "score": "diveval.api:score",
     "metrics": "diveval.api:metrics",
+    "read": "diveval.io.readers:read",
     "distinct": "diveval.lexical.distinct:distinct",
     "avg_distinct": "diveval.lexical.distinct:avg_distinct",
     "ead": "diveval.lexical.ead:ead",

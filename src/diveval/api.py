@@ -19,12 +19,17 @@ def score(
     that support the input's setting. options: tokenizer, lowercase, vocab, nli_model, ... each
     metric takes the ones it declares.
 
+    data may also be a numpy array, a pandas Series, or a DataFrame with ``column=`` naming the
+    text column (strings: corpus; lists of strings: sets).
     engine: ``"local"`` (this process) or ``"ray"`` (a Ray cluster, same results; options
     ``address``, ``concurrency``, ``num_gpus``, ``batch_rows``: see :mod:`diveval.scale.ray_engine`).
 
     >>> score([["a b", "a c"]], metrics=["distinct-1"])["distinct-1"].value
     0.75
     """
+    from .data import select_column
+
+    data = select_column(data, options.pop("column", None))
     if engine == "ray":
         from .scale.ray_engine import score as score_on_ray
 

@@ -20,8 +20,34 @@ Sets = Sequence[Sequence[str]]
 Texts = Union[Corpus, Sets]
 
 
+def _plain(data: Any) -> Any:
+    """numpy arrays and pandas Series as lists (duck-typed: neither library is imported here);
+    a DataFrame needs its text column named (``column=``)."""
+    if hasattr(data, "columns") and hasattr(data, "iloc"):
+        cols = ", ".join(map(str, list(data.columns)[:10]))
+        raise InputError(f"a DataFrame: name the text column with column= (columns: {cols})")
+    if hasattr(data, "tolist") and not isinstance(data, (str, list, tuple)):
+        data = data.tolist()  # numpy array, pandas Series: nested lists of Python str
+    return data
+
+
+def select_column(data: Any, column: str | None) -> Any:
+    """``data[column]`` of a DataFrame (or of any mapping of columns), with a clear error."""
+    if column is None:
+        return data
+    try:
+        return data[column]
+    except (KeyError, TypeError, IndexError):
+        cols = getattr(data, "columns", None)
+        known = f" (columns: {', '.join(map(str, list(cols)[:10]))})" if cols is not None else ""
+        raise InputError(f"no column {column!r} in the input{known}") from None
+
+
 def as_setting(data: Any, setting: str | None = None) -> tuple[str, list]:
-    """(setting, data as lists) for a corpus or for sets; validates every element."""
+    """(setting, data as lists) for a corpus or for sets; validates every element.
+
+    Lists, tuples, numpy arrays and pandas Series are accepted (a set may itself be an array)."""
+    data = _plain(data)
     if isinstance(data, str):
         raise InputError(
             "expected a list of responses (or a list of response sets), got one string"
@@ -35,9 +61,9 @@ def as_setting(data: Any, setting: str | None = None) -> tuple[str, list]:
     if all(isinstance(x, str) for x in items):
         found = CORPUS
         out: list = items
-    elif all(isinstance(x, (list, tuple)) for x in items):
+    elif all(isinstance(x, (list, tuple)) or hasattr(x, "tolist") for x in items):
         found = SETS
-        out = [list(s) for s in items]
+        out = [list(_plain(s)) for s in items]
         for i, s in enumerate(out):
             bad = [x for x in s if not isinstance(x, str)]
             if bad:

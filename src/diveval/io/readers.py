@@ -167,6 +167,22 @@ def read_input(path: str, fmt: str | None = None, field: str | None = None) -> I
     return data
 
 
+def read(path: str, format: str | None = None, field: str | None = None) -> InputData:
+    """What ``diveval score PATH`` would score: ``.items`` (a corpus or sets, ready for
+    :func:`diveval.score`), ``.setting``, ``.records`` (every input field, with ``_line``) and
+    ``.skipped`` (lines of the empty responses left out). ``format`` and ``field`` are the CLI's
+    ``--format`` and ``--field``.
+
+    >>> import diveval, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.txt")
+    >>> _ = open(path, "w").write("a b\\n\\nb c\\n")
+    >>> data = diveval.read(path)
+    >>> data.items, data.skipped
+    (['a b', 'b c'], (2,))
+    """
+    return read_input(path, format, field)
+
+
 def _read_txt(path: str, text: str) -> InputData:
     if text.endswith("\n"):
         text = text[:-1]
