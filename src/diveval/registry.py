@@ -30,6 +30,9 @@ KNOWN_OPTIONS = (
 )
 
 
+DIRECTIONS = ("higher", "lower")
+
+
 @dataclass(frozen=True)
 class Metric:
     """A registered metric: ``compute(data, **fixed, **options) -> Score``.
@@ -47,6 +50,10 @@ class Metric:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     extra: str | None = None
     default: bool = False  # part of `diveval score` when no --metric is given
+    # Which way is better: for diversity metrics, "higher" or "lower" value = MORE DIVERSE (Self-BLEU
+    # is "lower"); for reference-based quality metrics, which way = closer to the references.
+    # Meta-evaluation (`meta tevet`) orients every metric by it. Every metric must declare it.
+    direction: str = ""
 
     def __call__(self, data: Any, **options: Any) -> Score:
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
@@ -62,6 +69,8 @@ METRICS: dict[str, Metric] = {}
 def register(metric: Metric) -> Metric:
     if metric.name in METRICS:
         raise ValueError(f"metric {metric.name!r} is registered twice")
+    if metric.direction not in DIRECTIONS:
+        raise ValueError(f"metric {metric.name!r} must declare direction 'higher' or 'lower'")
     unknown = set(metric.options) - set(KNOWN_OPTIONS)
     if unknown:
         raise ValueError(f"metric {metric.name!r} takes unknown options {sorted(unknown)}")

@@ -103,3 +103,42 @@ def test_perfect_separation_and_bad_files(tmp_path):
         tevet_test(ok, ["no-such-metric"])
     rows = _rows(tevet_test(ok, ["distinct-1"], n_resamples=20))
     assert rows["distinct-1"].n == 8 and rows["distinct-1"].accuracy is not None
+
+
+def test_lower_is_more_diverse_metrics_are_oriented_by_their_direction():
+    # regression (issue 13): Self-BLEU was read as higher = more diverse: accuracy 0.50 with an
+    # interval [0.51, 0.61] that did not contain it
+    import diveval
+
+    path = shared_path(*CON)
+    row = _rows(tevet_test(path, ["self-bleu"], n_resamples=300))["self-bleu"]
+    acc = row.accuracy
+    assert acc.direction == "lower"
+    assert acc.interval.low <= acc.value <= acc.interval.high
+    # independent brute force over every cut, with the rule "diverse iff Self-BLEU < t"
+    data = diveval.read(str(path))
+    values = diveval.score(data.items, ["self-bleu"], tokenizer="tevet")["self-bleu"].items
+    labels = np.array([float(r["label_value"]) for r in data.records])
+    cuts = np.concatenate([[values.min() - 1], np.unique(values) + 1e-12])
+    best = max(np.mean((values < t) == (labels == 1)) for t in cuts)
+    assert acc.value == pytest.approx(best)
+    assert acc.value > 0.6  # Self-BLEU does separate conTest's labels once oriented
+    assert np.mean((values < acc.threshold) == (labels == 1)) == pytest.approx(acc.value)
+
+
+def test_every_registered_metric_declares_a_direction():
+    from diveval.registry import all_metrics
+
+    directions = {name: m.direction for name, m in all_metrics().items()}
+    assert set(directions.values()) <= {"higher", "lower"}
+    assert directions["self-bleu"] == "lower" and directions["distinct-2"] == "higher"
+
+
+def test_the_cli_says_when_the_human_line_is_left_out(capsys):
+    from diveval.cli import main
+
+    code = main(["meta", "tevet", str(shared_path(*DEC1000)), "-m", "human", "-m", "distinct-1",
+                 "--resamples", "0"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0 and "distinct-1" in out
+    assert "no human scores (metric_abs_hds_mean column): human left out" in err

@@ -84,7 +84,9 @@ def run(args) -> int:
 
 def run_tevet(args) -> int:
     from ..errors import InputError
-    from ..meta.tevet import tevet_test
+    import sys
+
+    from ..meta.tevet import HUMAN, tevet_test
     from ..report.progress import track
 
     options = {
@@ -118,6 +120,13 @@ def run_tevet(args) -> int:
             if exc.path is None:
                 raise InputError(exc.problem, path) from None
             raise
+        left_out = [m for m in args.metrics if m not in {r.metric for r in results[path]}]
+        if left_out:  # only the human line is ever left out: the file has no human scores
+            print(
+                f"diveval: note: {path}: no human scores ({HUMAN} column): "
+                f"{', '.join(left_out)} left out",
+                file=sys.stderr,
+            )
     if args.json:
         print(
             json.dumps(

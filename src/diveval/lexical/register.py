@@ -17,6 +17,7 @@ for _n in range(1, 6):
             distinct,
             fixed={"n": _n},
             default=_n <= 2,
+            direction="higher",
         )
     )
 register(
@@ -25,6 +26,7 @@ register(
         "mean of distinct-1..5 (Tevet & Berant's distinct-n)",
         avg_distinct,
         default=True,
+        direction="higher",
     )
 )
 register(
@@ -35,6 +37,7 @@ register(
         options=("tokenizer", "lowercase", "vocab"),
         fixed={"n": 1},
         default=True,
+        direction="higher",
     )
 )
 for _n in range(2, 5):
@@ -45,6 +48,7 @@ for _n in range(2, 5):
             ead,
             options=("tokenizer", "lowercase", "vocab"),
             fixed={"n": _n},
+            direction="higher",
         )
     )
 register(
@@ -54,6 +58,7 @@ register(
         cosine_diversity,
         settings=(SETS,),
         default=True,
+        direction="higher",
     )
 )
 register(
@@ -64,6 +69,7 @@ register(
         self_bleu,
         fixed={"max_n": 4},
         default=True,
+        direction="lower",
     )
 )
 for _n in range(1, 6):
@@ -73,5 +79,6 @@ for _n in range(1, 6):
             f"Self-BLEU with {_n}-gram BLEU (uniform weights, method1)",
             self_bleu,
             fixed={"max_n": _n},
+            direction="lower",
         )
     )

@@ -11,10 +11,15 @@ Each metric is taken per row either from the registry (computed on the row's res
 - Spearman and Pearson with ``label_value`` (Tevet & Berant report Spearman's rho);
 - Spearman and Pearson with ``metric_abs_hds_mean`` when the file has it (skipped for that column
   itself);
-- for a binary parameter (conTest), the accuracy of the best threshold classifier: predict 1 when
-  the metric is above a threshold t (higher = more diverse), t chosen to maximise accuracy;
+- for a binary parameter (conTest), the accuracy of the best threshold classifier: predict 1 (more
+  diverse) when the metric is on the diverse side of a threshold t, t chosen on all rows to
+  maximise accuracy. The side is the metric's registered ``direction`` (Self-BLEU: lower is more
+  diverse); file columns are the authors', oriented so that higher is more diverse;
 - percentile bootstrap intervals, by default the NLI Diversity paper's (1,000 resamples of half
-  the rows, seeded).
+  the rows, seeded). The accuracy's interval is that of the same statistic as its point estimate:
+  the accuracy of the rule fitted on all rows, on each resample (re-fitting t on each half-sample
+  would measure a different, optimistically biased statistic: its interval could miss the point
+  estimate).
 
 Tevet & Berant's "absHDS" line is ``metric_abs_hds_mean`` taken as a metric: its correlation with
 ``label_value``.
@@ -28,6 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..registry import get_metric
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 from .correlate import Correlation, as_numbers, correlate
 
@@ -40,9 +46,14 @@ class Accuracy:
     value: float
     threshold: float
     interval: Interval | None = None
+    direction: str = "higher"  # label 1 predicted for values above (higher) / below (lower) t
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"value": self.value, "threshold": self.threshold}
+        out: dict[str, Any] = {
+            "value": self.value,
+            "threshold": self.threshold,
+            "rule": f"diverse iff value {'>' if self.direction == 'higher' else '<'} threshold",
+        }
         if self.interval is not None:
             out["interval"] = self.interval.to_dict()
         return out
@@ -193,6 +204,7 @@ def tevet_test(
     for name, kind, column in resolved:
         if kind == "absent":
             continue
+        direction = "higher"  # the authors' columns: higher = more diverse
         if kind == "column":
             values = as_numbers(inp.column(column), column)
             source, signature = f"column:{column}", None
@@ -202,6 +214,7 @@ def tevet_test(
             if decimals is not None:
                 values = np.round(values, decimals)
             source, signature = "registry", s.signature
+            direction = get_metric(name).direction
             if decimals is not None:
                 signature += f" (rounded to {decimals} decimals)"
         param = correlate(
@@ -215,16 +228,18 @@ def tevet_test(
         acc = None
         if binary:
             keep = np.isfinite(values) & np.isfinite(labels)
-            a, t = best_threshold_accuracy(values[keep], labels[keep])
+            sign = -1.0 if direction == "lower" else 1.0
+            oriented = sign * values[keep]  # higher = more diverse, whatever the metric
+            a, t = best_threshold_accuracy(oriented, labels[keep])
             interval = None
             if n_resamples:
                 interval = bootstrap(
-                    lambda v, y: best_threshold_accuracy(v, y)[0],
-                    values[keep],
+                    lambda v, y, t=t: float(np.mean((v > t) == (y == 1))),
+                    oriented,
                     labels[keep],
                     **boot,
                 )
-            acc = Accuracy(a, t, interval)
+            acc = Accuracy(a, sign * t, interval, direction)
         rows.append(
             TevetRow(
                 name, source, int(np.isfinite(values).sum()), param, hum, acc, signature, values

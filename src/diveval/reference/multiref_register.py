@@ -86,6 +86,7 @@ for _n in range(1, 5):
             _bleu(_n),
             settings=(CORPUS,),
             options=_LEXICAL,
+            direction="higher",
         )
     )
 register(
@@ -96,6 +97,7 @@ register(
         settings=(CORPUS,),
         options=("references", "reduction"),
         extra="reference",
+        direction="higher",
     )
 )
 register(
@@ -106,6 +108,7 @@ register(
         settings=(CORPUS,),
         options=_LEXICAL,
         extra="reference",
+        direction="higher",
     )
 )
 register(
@@ -116,6 +119,7 @@ register(
         settings=(CORPUS,),
         options=_LEXICAL,
         extra="reference",
+        direction="higher",
     )
 )
 for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
@@ -127,5 +131,6 @@ for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
             settings=(CORPUS,),
             options=_MODEL,
             extra="models",
+            direction="higher",
         )
     )

@@ -85,6 +85,7 @@ register(
         _make("lsdscc-mds"),
         settings=(SETS,),
         options=_OPTIONS,
+        direction="higher",
     )
 )
 register(
@@ -95,6 +96,7 @@ register(
         _make("lsdscc-pds"),
         settings=(SETS,),
         options=_OPTIONS,
+        direction="higher",
     )
 )
 register(
@@ -105,5 +107,6 @@ register(
         _make("lsdscc-maxbleu"),
         settings=(SETS,),
         options=_OPTIONS,
+        direction="higher",
     )
 )

@@ -52,6 +52,7 @@ for _variant, _text in _NLI_DESCRIPTIONS.items():
             settings=(SETS,),
             options=("nli_model", *_MODEL_OPTIONS),
             extra="nli",
+            direction="higher",
         )
     )  # "models" for HF models
 register(
@@ -62,6 +63,7 @@ register(
         settings=(SETS,),
         options=("embedding_model", *_MODEL_OPTIONS),
         extra="models",
+        direction="higher",
     )
 )
 register(
@@ -72,6 +74,7 @@ register(
         settings=(CORPUS, SETS),
         options=("embedding_model", *_MODEL_OPTIONS),
         extra="models",
+        direction="higher",
     )
 )
 register(
@@ -81,5 +84,6 @@ register(
         _vendi_ngram,
         settings=(CORPUS, SETS),
         options=("tokenizer", "lowercase"),
+        direction="higher",
     )
 )
