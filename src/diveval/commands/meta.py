@@ -83,9 +83,9 @@ def run(args) -> int:
 
 
 def run_tevet(args) -> int:
-    from ..errors import InputError
     import sys
 
+    from ..errors import InputError
     from ..meta.tevet import HUMAN, tevet_test
     from ..report.progress import track
 
