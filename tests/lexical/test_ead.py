@@ -55,3 +55,20 @@ def test_ead_from_texts_matches_formula_and_vocab_choices():
         diveval.ead(texts, vocab="tokenizer")
     with pytest.raises(InputError, match="at least 1"):
         diveval.ead(texts, vocab=0)
+
+
+def test_a_distinct_count_near_the_vocabulary_warns_in_details_and_on_the_cli(tmp_path, capsys):
+    # regression (issue 13): EAD 14.7 on one line with more distinct tokens than V, no word said
+    from diveval.cli import main
+
+    line = " ".join(f"t{i}" for i in range(40000))
+    ead = diveval.ead
+    s = ead([line])
+    assert s.value > 1 and "131% of the vocabulary size V = 30522" in s.details["warnings"][0]
+    assert "warnings" not in ead(["a b c a"]).details
+    assert "warnings" not in ead([line], vocab=1_000_000).details
+    assert ead([line], vocab=60000).details["warnings"]  # 67%: nearing V warns too
+    path = tmp_path / "line.txt"
+    path.write_text(line + "\n")
+    assert main(["score", str(path), "-m", "ead"]) == 0
+    assert "diveval: warning: ead: 40000 distinct tokens" in capsys.readouterr().err

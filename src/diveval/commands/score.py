@@ -223,7 +223,21 @@ def _groups(data, by: str | None) -> dict:
     return groups
 
 
+def print_warnings(results: dict) -> None:
+    """Every Score's ``details["warnings"]``, once each, on stderr."""
+    import sys
+
+    seen = set()
+    for scores in results.values():
+        for name, s in scores.items():
+            for w in s.details.get("warnings", ()):
+                if (name, w) not in seen:
+                    seen.add((name, w))
+                    print(f"diveval: warning: {name}: {w}", file=sys.stderr)
+
+
 def _write_outputs(args, data, groups: dict, results: dict) -> None:
+    print_warnings(results)
     from ..report.item_rows import item_rows, summary_rows, write_rows
     from ..report.tables import groups_table, scores_table, scores_to_json
 

@@ -32,7 +32,13 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..lexical.ead import BERT_VOCAB_SIZE, Vocab, ead_value, resolve_vocab_size
+from ..lexical.ead import (
+    BERT_VOCAB_SIZE,
+    Vocab,
+    ead_value,
+    resolve_vocab_size,
+    vocabulary_warnings,
+)
 from ..results import CORPUS, Score, make_signature
 from ..text.ngrams import HASH_STEP, mix64, ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
@@ -200,6 +206,8 @@ class NgramState:
         elif metric == "ead":
             size, how = resolve_vocab_size(vocab, self._tok)
             value = ead_value(distinct, total, float(size) ** n)
+            warnings = vocabulary_warnings(distinct, float(size) ** n, n)
+            details = {"warnings": warnings} if warnings else {}
             sig = make_signature("ead", n=n, V=how, **sig_keys)
         else:
             raise InputError(f"an n-gram state gives distinct, avg-distinct or ead, not {metric!r}")

@@ -25,7 +25,13 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
-from ..lexical.ead import BERT_VOCAB_SIZE, Vocab, ead_value, resolve_vocab_size
+from ..lexical.ead import (
+    BERT_VOCAB_SIZE,
+    Vocab,
+    ead_value,
+    resolve_vocab_size,
+    vocabulary_warnings,
+)
 from ..results import CORPUS, Score, make_signature
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
@@ -239,6 +245,8 @@ def stream_score(
         else:
             size_v, how = resolve_vocab_size(vocab, tok)
             value = ead_value(distinct, total, float(size_v) ** n)
+            warnings = vocabulary_warnings(distinct, float(size_v) ** n, n)
+            details = {"warnings": warnings} if warnings else {}
             sig = make_signature("ead", n=n, V=how, **sig_keys)
         out[name] = Score(metric, value, sig, CORPUS, None, details)
     return out
