@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from conftest import shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diveval.errors import InputError
-from diveval.generation.scorers import FunctionScorer, MetricScorer, resolve_scorer
+from diveval.generation.scorers import PRESETS, FunctionScorer, MetricScorer, resolve_scorer
 from diveval.generation.threshold import threshold_generate
 from diveval.models.generators import GeneratorExhausted, PoolGenerator
 
@@ -238,7 +240,9 @@ def test_presets():
     scorer, thr, report = resolve_scorer("avg-distinct")
     assert thr == 0.98 and scorer.options["tokenizer"] == "tevet" and report is None
     scorer, thr, report = resolve_scorer("sent-bert")
-    assert thr == -0.179 and scorer.name == "sent-bert"
+    # regression (issue 13): the paper's -0.179 belongs to its BERT-large embedder; the default
+    # MiniLM embedder has its own 90th percentile on DailyDialog++ dev
+    assert thr == pytest.approx(-0.15967, abs=1e-5) and scorer.name == "sent-bert"
     scorer, thr, report = resolve_scorer("nli")
     assert thr == 10 and scorer.name == "nli-counts" and report.name == "nli-baseline"
     assert resolve_scorer("avg-distinct", 0.5)[1] == 0.5
@@ -321,3 +325,33 @@ def test_sent_bert_preset_embeds_each_response_once():
     assert res.end_diversity == pytest.approx(
         embedding_diversity([list(res.end)], StubEmbedder()).value
     )
+
+
+class OtherEmbedder:
+    name = "some-other-embedder"
+    fingerprint = "0123456789ab"
+
+    def encode(self, texts):
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+
+def test_a_percentile_preset_belongs_to_the_model_it_was_measured_with():
+    from diveval.generation.scorers import resolve_preset
+
+    _, thr, _, why = resolve_preset("sent-bert")
+    assert "all-MiniLM-L6-v2" in why and "90th percentile of DailyDialog++ dev" in why
+    with pytest.raises(InputError, match="none is known for some-other-embedder.*--threshold"):
+        resolve_preset("sent-bert", embedding_model=OtherEmbedder())
+    _, thr, _, why = resolve_preset("sent-bert", -0.2, embedding_model=OtherEmbedder())
+    assert thr == -0.2 and why == "given (--threshold)"
+
+
+def test_the_measured_sent_bert_threshold_is_the_default_embedders_percentile():
+    from diveval.generation.scorers import MEASURED, _model_fingerprint
+    from diveval.generation.thresholds import percentile_threshold
+    from diveval.io.contexts import read_response_sets
+
+    sets = read_response_sets(str(shared_path("dailydialog-plusplus", "dev.json")))
+    est = percentile_threshold(sets, "sent-bert", 90)
+    _, fp = _model_fingerprint(PRESETS["sent-bert"], {})
+    assert MEASURED[("sent-bert", fp)] == pytest.approx(est.value, abs=1e-9)

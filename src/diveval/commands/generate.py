@@ -158,10 +158,11 @@ def summary_tables(summary: dict, title: str) -> str:
 
 def run(args) -> int:
     import json
+    import sys
 
     from ..errors import InputError
     from ..generation.runner import run_threshold_generation, summarize
-    from ..generation.scorers import PRESETS
+    from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts
     from ..models.generators import PoolGenerator, context_key, resolve_generator
 
@@ -170,12 +171,23 @@ def run(args) -> int:
     )
     if args.limit is not None:
         items = items[: args.limit]
+    metric_options = {
+        "tokenizer": args.tokenizer,
+        "nli_model": args.nli_model,
+        "embedding_model": args.embedding_model,
+        "device": args.device,
+        "batch_size": args.batch_size,
+        "cache_dir": args.cache_dir,
+    }
+    metric_options = {k: v for k, v in metric_options.items() if v is not None}
+    # which threshold, and why: a model-dependent preset takes the threshold of the model in use
+    _, threshold, _, why = resolve_preset(args.metric, args.threshold, **metric_options)
+    print(f"diveval: threshold {threshold:g}: {why}", file=sys.stderr)
     run_settings = {
         "generator": args.generator,
         "metric": args.metric,
-        "threshold": args.threshold
-        if args.threshold is not None
-        else (PRESETS[args.metric].threshold if args.metric in PRESETS else None),
+        "threshold": threshold,
+        "threshold_source": why,
         "n": args.n,
         "max_samples": args.max_samples,
         "seed": args.seed,
@@ -206,15 +218,6 @@ def run(args) -> int:
         def generator_for(it):
             return gen
 
-    metric_options = {
-        "tokenizer": args.tokenizer,
-        "nli_model": args.nli_model,
-        "embedding_model": args.embedding_model,
-        "device": args.device,
-        "batch_size": args.batch_size,
-        "cache_dir": args.cache_dir,
-    }
-    metric_options = {k: v for k, v in metric_options.items() if v is not None}
     run_settings.update(
         {
             f"metric_{k}": v
@@ -228,7 +231,7 @@ def run(args) -> int:
         args.metric,
         args.out,
         run_settings,
-        threshold=args.threshold,
+        threshold=args.threshold,  # None: each result resolves (and records) the preset's
         n=args.n,
         max_samples=args.max_samples,
         seed=args.seed,

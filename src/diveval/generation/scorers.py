@@ -114,6 +114,10 @@ class Preset:
     report: Optional[str] = None
     options: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
+    # Set when the threshold is a percentile of a *model's* scores on human sets: it then belongs
+    # to that model, and another model's threshold is looked up by fingerprint (MEASURED).
+    model_option: Optional[str] = None
+    paper_model: str = ""
 
 
 PRESETS: dict[str, Preset] = {
@@ -135,10 +139,26 @@ PRESETS: dict[str, Preset] = {
         options={"tokenizer": "tevet"},
         note="averaged distinct-1..5 above 0.98, Tevet tokenizer",
     ),
-    # Sent-BERT diversity = minus the mean pairwise cosine.
+    # Sent-BERT diversity = minus the mean pairwise cosine; the paper's -0.179 is the 90th
+    # percentile on DailyDialog++ dev with its BERT-large Sentence-BERT: the threshold of the
+    # embedder in use is taken from MEASURED (by fingerprint) instead.
     "sent-bert": Preset(
-        "sent-bert", "sent-bert", -0.179, note="minus mean pairwise embedding cosine above -0.179"
+        "sent-bert",
+        "sent-bert",
+        -0.179,
+        note="minus mean pairwise embedding cosine above the embedder's 90th percentile on "
+        "DailyDialog++ dev",
+        model_option="embedding_model",
+        paper_model="the paper's BERT-large Sentence-BERT",
     ),
+}
+
+#: Percentile thresholds measured with diveval on DailyDialog++ dev (1,028 sets of 5 positive
+#: responses, 90th percentile, numpy linear), per (preset, model fingerprint):
+#:   diveval thresholds dailydialog-plusplus/dev.json -m sent-bert
+MEASURED: dict[tuple[str, str], float] = {
+    # all-MiniLM-L6-v2, the shipped offline embedder (fp:fe70145dbf15): -0.15967038149833315
+    ("sent-bert", "fe70145dbf15"): -0.15967038149833315,
 }
 
 
@@ -147,6 +167,24 @@ def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: An
     scorer object. A preset gives its threshold unless ``threshold`` is passed; a metric name or a
     scorer needs ``threshold``. ``options`` go to registered metrics (the preset's own fixed options
     win unless given here)."""
+    scorer, value, report, _ = resolve_preset(metric, threshold, **options)
+    return scorer, value, report
+
+
+def _model_fingerprint(preset: Preset, options: Mapping[str, Any]) -> tuple[str, str]:
+    """(name, fingerprint) of the model a model-dependent preset would use."""
+    from ..models.resolve import resolve_embedder
+
+    model = resolve_embedder(
+        options.get(preset.model_option or ""),
+        device=options.get("device"),
+        batch_size=options.get("batch_size"),
+    )
+    return model.name, model.fingerprint
+
+
+def resolve_preset(metric: Any, threshold: Optional[float] = None, **options: Any):
+    """As :func:`resolve_scorer`, plus a line saying which threshold is used and why."""
     report = None
     if isinstance(metric, str):
         preset = PRESETS.get(metric)
@@ -155,7 +193,26 @@ def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: An
             scorer = MetricScorer(preset.metric, **opts)
             if preset.report:
                 report = MetricScorer(preset.report, **opts)
-            return scorer, preset.threshold if threshold is None else float(threshold), report
+            if threshold is not None:
+                return scorer, float(threshold), report, "given (--threshold)"
+            if preset.model_option is None:
+                return scorer, preset.threshold, report, f"the {preset.name} preset: {preset.note}"
+            name, fp = _model_fingerprint(preset, opts)
+            measured = MEASURED.get((preset.name, fp))
+            if measured is None:
+                raise InputError(
+                    f"the {preset.name} preset's threshold is a percentile of the embedder's "
+                    f"scores on human sets, and none is known for {name} (fp:{fp}); measure it "
+                    f"with `diveval thresholds DailyDialog++/dev.json -m {preset.name} "
+                    f"--embedding-model {name}` and pass it as --threshold (the paper's "
+                    f"{preset.threshold:g} is for {preset.paper_model})"
+                )
+            why = (
+                f"the {preset.name} preset for {name} (fp:{fp}): 90th percentile of DailyDialog++ "
+                f"dev measured by diveval (the paper's {preset.threshold:g} is for "
+                f"{preset.paper_model})"
+            )
+            return scorer, measured, report, why
         scorer = MetricScorer(metric, **options)
     elif isinstance(metric, SetScorer):
         scorer = metric
@@ -171,4 +228,4 @@ def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: An
             f"metric {getattr(scorer, 'name', metric)!r} is not a preset: "
             f"give a threshold (presets: {', '.join(PRESETS)})"
         )
-    return scorer, float(threshold), report
+    return scorer, float(threshold), report, "given"

@@ -64,12 +64,14 @@ class ThresholdResult:
     steps: tuple[Step, ...] = ()
     signature: str = ""
     report: dict = field(default_factory=dict)  # {metric: {"start": x, "end": y}}
+    threshold_source: str = ""  # which threshold and why (a preset's, measured for a model, given)
 
     def to_dict(self, with_steps: bool = False) -> dict[str, Any]:
         out = {
             "context": self.context,
             "metric": self.metric,
             "threshold": self.threshold,
+            "threshold_source": self.threshold_source,
             "start": list(self.start),
             "start_diversity": self.start_diversity,
             "end": list(self.end),
@@ -139,7 +141,7 @@ def threshold_generate(
     nli-baseline). keep: "last" (the paper's ending set) or "best" (the most diverse set met).
     options: metric options (tokenizer, nli_model, embedding_model, cache_dir, ...).
     """
-    from .scorers import resolve_scorer
+    from .scorers import resolve_preset
 
     if n < 2:
         raise InputError(f"n must be at least 2 (a set needs pairs), got {n}")
@@ -147,7 +149,7 @@ def threshold_generate(
         raise InputError(f"max_samples ({max_samples}) must be at least n ({n})")
     if keep not in ("last", "best"):
         raise InputError(f'keep must be "last" or "best", got {keep!r}')
-    scorer, threshold, preset_report = resolve_scorer(metric, threshold, **options)
+    scorer, threshold, preset_report, why = resolve_preset(metric, threshold, **options)
     if not hasattr(generator, "sample"):
         from ..models.generators import resolve_generator
 
@@ -208,4 +210,5 @@ def threshold_generate(
         steps=tuple(steps),
         signature=getattr(scorer, "signature", "") or "",
         report=reported,
+        threshold_source=why,
     )
