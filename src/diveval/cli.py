@@ -56,6 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_common_arguments(args) -> None:
+    """Arguments several commands share, checked once before any work: --device, --batch-size."""
+    from .errors import InputError
+
+    if getattr(args, "device", None) is not None:
+        from .models.devices import check_device_name
+
+        check_device_name(args.device)
+    size = getattr(args, "batch_size", None)
+    if size is not None and size < 1:
+        raise InputError(f"--batch-size must be a positive integer, got {size}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import DivevalError
 
@@ -65,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_common_arguments(args)
         return int(args.run(args) or 0)
     except DivevalError as exc:
         print(f"diveval: error: {exc}", file=sys.stderr)

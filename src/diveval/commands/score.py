@@ -131,9 +131,14 @@ def add_model_options(p) -> None:
 
 
 def parse_vocab(value):
+    """--vocab: an integer V >= 1, 'tokenizer', or a text file whose distinct tokens give V."""
     if value is None or value == "tokenizer":
         return value
-    if value.isdigit():
+    if value.lstrip("+-").isdigit():
+        if int(value) < 1:
+            raise InputError(
+                f"--vocab must be a positive integer, 'tokenizer' or a file, got {value}"
+            )
         return int(value)
     from ..io.readers import read_input
 

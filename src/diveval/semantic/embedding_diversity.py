@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..data import require_pairs, require_sets
+from ..models.devices import signature_device
 from ..results import SETS, Score, make_signature
 
 
@@ -74,6 +75,7 @@ def embedding_diversity(
         "sent-bert",
         model=emb.name,
         fp=emb.fingerprint,
+        dev=signature_device(emb),
         sim="cosine",
         pairs="unordered",
         setting=SETS,

@@ -27,6 +27,7 @@ import numpy as np
 from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
+from ..models.devices import signature_device
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")
@@ -126,6 +127,7 @@ def nli_diversity(
         variant=None if counting else variant,
         model=nli.name,
         fp=nli.fingerprint,
+        dev=signature_device(nli),
         pairs="ordered",
         agg="count" if counting else "sum",
         setting=SETS,

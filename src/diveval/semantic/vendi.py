@@ -27,6 +27,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..errors import InputError
+from ..models.devices import signature_device
 from ..results import SETS, Score, make_signature
 
 KERNELS = ("embedding", "ngram")
@@ -170,10 +171,14 @@ def vendi(
         prep = prepare(data, tokenizer, lowercase)
         setting = prep.setting
         feats = ngram_features(prep, int(n_max))
-        group = prep.group if setting == SETS else np.zeros(prep.tids.n_texts, np.int64)
+        group = prep.set_index if setting == SETS else np.zeros(prep.tids.n_texts, np.int64)
         n_groups = prep.n_groups
         name = "vendi-ngram"
-        choices = {"kernel": "ngram", "n": f"1-{int(n_max)}", **prep.tokenizer.signature}
+        choices: dict[str, Any] = {
+            "kernel": "ngram",
+            "n": f"1-{int(n_max)}",
+            **prep.tokenizer.signature,
+        }
     else:
         from ..data import as_setting, flatten_sets
         from .embedding_diversity import embed_texts
@@ -188,7 +193,12 @@ def vendi(
             texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
         )
         name = "vendi"
-        choices = {"kernel": "embedding", "model": emb.name, "fp": emb.fingerprint}
+        choices = {
+            "kernel": "embedding",
+            "model": emb.name,
+            "fp": emb.fingerprint,
+            "dev": signature_device(emb),
+        }
     if setting == SETS:
         empty = [i for i in range(n_groups) if not np.any(group == i)]
         if empty:
@@ -201,5 +211,5 @@ def vendi(
         [vendi_from_features(feats[order[bounds[g] : bounds[g + 1]]], q) for g in range(n_groups)]
     )
     sig = make_signature(name, **choices, q=_fmt_q(q), setting=setting)
-    items = values if setting == SETS else None
-    return Score(name, float(values.mean()), sig, setting, items)
+    per_set = values if setting == SETS else None
+    return Score(name, float(values.mean()), sig, setting, per_set)
