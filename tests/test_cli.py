@@ -100,3 +100,40 @@ def test_import_is_cheap():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_default_metrics_undefined_on_the_input_are_skipped_and_said(tmp_path, capsys, monkeypatch):
+    # regression (issue 13): one set of one response failed the whole default run
+    import diveval
+
+    path = tmp_path / "sets.jsonl"
+    path.write_text('{"responses": ["a b", "c d"]}\n{"responses": ["only one"]}\n')
+    code, out, err = run(capsys, "score", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0 and "distinct-1" in data["scores"] and "self-bleu" not in data["scores"]
+    assert set(data["skipped_metrics"]) == {"cos-diversity", "self-bleu"}
+    assert f"skipped default metric self-bleu: {path}:2: Self-BLEU needs" in err
+    # named metrics still fail, with the file and line
+    code, _, err = run(capsys, "score", str(path), "-m", "self-bleu")
+    assert code == 2 and f"{path}:2: Self-BLEU needs at least 2" in err
+    result = diveval.score([["a b", "c d"], ["only one"]])
+    assert "distinct-2" in result and set(result.skipped) == {"cos-diversity", "self-bleu"}
+    import diveval.api
+
+    monkeypatch.setattr(diveval.api, "default_metrics", lambda s: ["self-bleu", "cos-diversity"])
+    with pytest.raises(diveval.InputError, match="no default metric is defined on this input"):
+        diveval.score([["one"]])
+
+
+def test_json_carries_per_item_arrays_only_with_items(capsys, examples_dir):
+    # regression (issue 13): Self-BLEU's --json carried per-sentence values without --items
+    code, out, _ = run(
+        capsys, "score", str(examples_dir / "sets.jsonl"), "-m", "self-bleu", "--json"
+    )
+    assert "details" not in json.loads(out)["scores"]["self-bleu"]
+    code, out, _ = run(
+        capsys, "score", str(examples_dir / "sets.jsonl"), "-m", "self-bleu", "--json", "--items"
+    )
+    assert len(json.loads(out)["scores"]["self-bleu"]["details"]["per_sentence"]) == 20
+    code, _, err = run(capsys, "score", str(examples_dir / "sets.jsonl"), "--items")
+    assert code == 2 and "--items without a FILE" in err

@@ -10,13 +10,24 @@ from .registry import default_metrics, get_metric
 from .results import Score
 
 
+class Scores(dict):
+    """``{metric name: Score}``, plus ``skipped``: ``{name: reason}`` of the *default* metrics
+    that are undefined on this input (e.g. Self-BLEU on a set of one response). A metric named by
+    the caller is never skipped: its error is raised."""
+
+    def __init__(self, *args: Any, skipped: dict[str, str] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.skipped: dict[str, str] = dict(skipped or {})
+
+
 def score(
     data: Any, metrics: Iterable[str] | None = None, *, engine: str = "local", **options: Any
-) -> dict[str, Score]:
+) -> Scores:
     """Score a corpus (list of str) or sets (list of lists of str) with registered metrics.
 
     metrics: registry names (``diveval.metrics()`` lists them); by default the lexical metrics
-    that support the input's setting. options: tokenizer, lowercase, vocab, nli_model, ... each
+    that support the input's setting, of which those undefined on this input are skipped and
+    listed in the result's ``skipped`` (all of them undefined is an error). options: tokenizer, lowercase, vocab, nli_model, ... each
     metric takes the ones it declares.
 
     data may also be a numpy array, a pandas Series, or a DataFrame with ``column=`` naming the
@@ -33,7 +44,7 @@ def score(
     if engine == "ray":
         from .scale.ray_engine import score as score_on_ray
 
-        return score_on_ray(data, metrics, **options)
+        return Scores(score_on_ray(data, metrics, **options))
     if engine != "local":
         raise InputError(f"unknown engine {engine!r}; choose 'local' or 'ray'")
     setting, items = as_setting(data)
@@ -46,7 +57,7 @@ def score(
                 f"not the {setting} setting of this input"
             )
     prepared_cache: dict[tuple, Any] = {}
-    results: dict[str, Score] = {}
+    results: dict[str, Score] = {}  # in the order asked
     from .report.progress import track
 
     bar = track(
@@ -55,9 +66,18 @@ def score(
         total=len(chosen),
         enabled=None if options.get("progress") else False,
     )  # a terminal only
+    skipped: dict[str, str] = {}
     for m in bar:
-        results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
-    return results
+        try:
+            results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
+        except InputError as exc:
+            if metrics is not None:  # asked for by name: its error is the caller's to see
+                raise
+            skipped[m.name] = str(exc)
+    if not results and skipped:
+        reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        raise InputError(f"no default metric is defined on this input ({reasons})")
+    return Scores(results, skipped=skipped)
 
 
 def _shared_input(items: list, metric, options: dict, cache: dict) -> Any:

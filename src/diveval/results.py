@@ -79,8 +79,9 @@ class Score:
             "setting": self.setting,
             "signature": self.signature,
         }
-        if self.details:
-            out["details"] = {k: _jsonable(v) for k, v in self.details.items()}
+        details = self.details if with_items else _without_arrays(self.details)
+        if details:
+            out["details"] = {k: _jsonable(v) for k, v in details.items()}
         if with_items and self.items is not None:
             out["items"] = self.items.tolist()
         return out
@@ -90,6 +91,20 @@ class Score:
 
     def __repr__(self) -> str:
         return f"Score({self.metric}={self.value:.6g}, {self.signature!r})"
+
+
+def _without_arrays(details: Mapping[str, Any]) -> dict[str, Any]:
+    """Details without their per-item arrays (per set, per sentence): those come with items."""
+    out: dict[str, Any] = {}
+    for k, v in details.items():
+        if isinstance(v, np.ndarray) and v.ndim > 0:
+            continue
+        if isinstance(v, Mapping):
+            v = _without_arrays(v)
+            if not v:
+                continue
+        out[k] = v
+    return out
 
 
 def _jsonable(v: Any) -> Any:

@@ -241,8 +241,25 @@ def print_warnings(results: dict) -> None:
                     print(f"diveval: warning: {name}: {w}", file=sys.stderr)
 
 
+def print_skipped(results: dict, data, groups: dict) -> None:
+    """The default metrics a run skipped (undefined on the input), once each, on stderr, with
+    the file and line of the set that made them undefined."""
+    import sys
+
+    from ..io.readers import locate
+
+    said = set()
+    for group, scores in results.items():
+        for name, why in getattr(scores, "skipped", {}).items():
+            if name not in said:
+                said.add(name)
+                where = locate(InputError(why), data, groups[group])
+                print(f"diveval: note: skipped default metric {name}: {where}", file=sys.stderr)
+
+
 def _write_outputs(args, data, groups: dict, results: dict) -> None:
     print_warnings(results)
+    print_skipped(results, data, groups)
     from ..report.item_rows import item_rows, summary_rows, write_rows
     from ..report.tables import groups_table, scores_table, scores_to_json
 
@@ -269,6 +286,8 @@ def _write_outputs(args, data, groups: dict, results: dict) -> None:
             print(groups_table(results, {g: len(ix) for g, ix in groups.items()}, title))
         return
     scores = results[None]
+    if getattr(scores, "skipped", None):
+        meta["skipped_metrics"] = dict(scores.skipped)
     if args.json:
         print(scores_to_json(scores, meta, with_items=args.items is True))
     else:
