@@ -137,3 +137,25 @@ def test_json_carries_per_item_arrays_only_with_items(capsys, examples_dir):
     assert len(json.loads(out)["scores"]["self-bleu"]["details"]["per_sentence"]) == 20
     code, _, err = run(capsys, "score", str(examples_dir / "sets.jsonl"), "--items")
     assert code == 2 and "--items without a FILE" in err
+
+
+def test_no_library_progress_bars_or_logs_leak_to_stderr(examples_dir):
+    # regression (issue 13): transformers' "Loading weights" bar leaked into stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "diveval", "score", str(examples_dir / "sets.jsonl"),
+         "-m", "sent-bert", "-m", "nli-baseline", "--quiet"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+
+
+def test_quiet_turns_every_bar_off():
+    from diveval.report import progress
+
+    try:
+        progress.set_quiet(True)
+        assert not progress.bars_enabled(True)
+    finally:
+        progress.set_quiet(False)
+    assert progress.bars_enabled(True) and not progress.bars_enabled(False)

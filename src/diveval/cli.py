@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"diveval.commands.{name.replace('-', '_')}")
         sp = module.add_parser(sub)
+        sp.add_argument(
+            "--quiet", "-q", action="store_true", help="no progress bars (also when not a terminal)"
+        )
         sp.set_defaults(run=module.run)
     return parser
 
@@ -71,9 +74,12 @@ def check_common_arguments(args) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import DivevalError
+    from .report.progress import set_quiet, silence_libraries
 
+    silence_libraries()
     parser = build_parser()
     args = parser.parse_args(argv)
+    set_quiet(getattr(args, "quiet", False))
     if not getattr(args, "run", None):
         parser.print_help()
         return 2

@@ -88,7 +88,9 @@ def test_resume_after_a_cut_line_redoes_nothing(tmp_path, capsys):
     lines = full.read_text().splitlines(keepends=True)
     part.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2])  # killed mid-write
     before = _records(tmp_path / "full.jsonl")[:2]
+    capsys.readouterr()
     assert main(["generate", str(f), *ARGS, "--out", str(part)]) == 0
+    assert "diveval: resuming after 2 contexts already in" in capsys.readouterr().err
     assert part.read_text() == full.read_text()
     assert _records(part)[:2] == before
 

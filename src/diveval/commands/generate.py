@@ -237,6 +237,7 @@ def run(args) -> int:
         seed=args.seed,
         keep=args.keep,
         progress=None,
+        log=lambda line: print(f"diveval: {line}", file=sys.stderr),
         metric_options=metric_options,
         with_bertscore=args.bertscore,
     )

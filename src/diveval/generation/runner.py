@@ -116,6 +116,7 @@ def run_threshold_generation(
     metric_options: Optional[dict] = None,
     with_bertscore: bool = False,
     on_record: Optional[Callable[[dict], None]] = None,
+    log: Optional[Callable[[str], None]] = None,
 ) -> list[dict]:
     """Threshold generation for every ``ContextItem`` not yet in ``out``; returns all records
     (earlier ones first). ``generator_for(item)`` gives the item's generator (a pool generator is
@@ -126,6 +127,8 @@ def run_threshold_generation(
     done = read_finished(out, run)
     todo = [it for it in items if it.id not in done]
     records = [done[it.id] for it in items if it.id in done]
+    if records and log is not None:
+        log(f"resuming after {len(records)} contexts already in {out} ({len(todo)} to go)")
     folder = os.path.dirname(os.path.abspath(out))
     os.makedirs(folder, exist_ok=True)
     with open(out, "a", encoding="utf-8") as fh:

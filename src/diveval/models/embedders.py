@@ -79,15 +79,16 @@ class SentenceTransformerEmbedder:
         if not texts:
             dim = self.model.get_sentence_embedding_dimension() or 0
             return np.zeros((0, dim), dtype=np.float32)
-        bs = max(1, int(batch_size or self.batch_size))
-        show = self.progress
-        if show is None:
-            import sys
+        from ..report.progress import bars_enabled, status
 
-            show = sys.stderr.isatty() and len(texts) > 4 * bs
-        out = self.model.encode(
-            texts, batch_size=bs, convert_to_numpy=True, show_progress_bar=bool(show)
-        )
+        bs = max(1, int(batch_size or self.batch_size))
+        # one call, so batches (and numbers) do not depend on any chunking; diveval's own spinner
+        # instead of sentence-transformers' tqdm bar (one style)
+        show = bars_enabled(self.progress) and len(texts) > 4 * bs
+        with status(f"embedding {len(texts)} texts", show):
+            out = self.model.encode(
+                texts, batch_size=bs, convert_to_numpy=True, show_progress_bar=False
+            )
         return np.asarray(out, dtype=np.float32)
 
 

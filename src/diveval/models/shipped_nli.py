@@ -113,10 +113,14 @@ class ShippedNLIModel:
         out = np.zeros((len(premises), 3), dtype=np.float64)
         if len(premises) == 0:
             return out
+        from ..report.progress import bars_enabled, track
+
         bs = max(1, int(batch_size or self.batch_size))
         ids, types = self._encode(premises, hypotheses)
         order = np.argsort([len(x) for x in ids], kind="stable")
-        for s in range(0, len(order), bs):
+        starts = range(0, len(order), bs)
+        show = bars_enabled() and len(premises) >= 512  # about a second or more
+        for s in track(starts, f"NLI on {len(premises)} pairs", len(starts), show):
             b = order[s : s + bs]
             out[b] = self._run([ids[i] for i in b], [types[i] for i in b])
         return out

@@ -1,20 +1,48 @@
-"""Progress bars for anything that may run longer than a second (rich; quiet when not a TTY)."""
+"""Progress bars for anything that may run longer than a second: one style (rich), on stderr,
+shown only when stderr is a terminal and the run is not quiet (``--quiet`` / ``set_quiet``).
+
+The CLI also silences the bars and log lines of the libraries it drives (transformers' weight
+loading, sentence-transformers' tqdm): one style, and nothing on a log file."""
 
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
+_quiet = False
+
+
+def set_quiet(quiet: bool = True) -> None:
+    """No progress bar anywhere in this process (``--quiet``)."""
+    global _quiet
+    _quiet = bool(quiet)
+
+
+def bars_enabled(enabled: bool | None = None) -> bool:
+    """Whether a bar shows: never when quiet; by default only on a terminal."""
+    if _quiet:
+        return False
+    return sys.stderr.isatty() if enabled is None else bool(enabled)
+
+
+def silence_libraries() -> None:
+    """Turn off the progress bars and info logs of tqdm, transformers and the Hugging Face hub
+    (their own style; they would also leak into redirected stderr)."""
+    import os
+
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
 def track(
     iterable: Iterable[T], description: str, total: int | None = None, enabled: bool | None = None
 ) -> Iterator[T]:
     """Yield from ``iterable`` with a transient progress bar on stderr when it is a terminal."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
+    if not bars_enabled(enabled):
         yield from iterable
         return
     from rich.console import Console
@@ -25,3 +53,15 @@ def track(
         for item in iterable:
             yield item
             progress.advance(task)
+
+
+@contextmanager
+def status(description: str, enabled: bool | None = None) -> Iterator[None]:
+    """A spinner on stderr while a single long call runs (when bars are enabled)."""
+    if not bars_enabled(enabled):
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(description):
+        yield
