@@ -26,6 +26,8 @@ KNOWN_OPTIONS = (
     "references",
     "reference_groups",
     "reduction",
+    "smoothing",
+    "variant",
     "progress",
 )
 

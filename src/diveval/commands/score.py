@@ -65,6 +65,18 @@ def add_parser(sub):
         "mean, or multi (ref-bleu only); default: multi for ref-bleu, max otherwise",
     )
     p.add_argument(
+        "--smoothing",
+        default=None,
+        help="BLEU smoothing of ref-bleu-N and self-bleu: method0..method7 (nltk; default "
+        "method1), or coco for ref-bleu (pycocoevalcap / nlg-eval, as the SCARCE authors)",
+    )
+    p.add_argument(
+        "--variant",
+        default=None,
+        choices=["rouge-score", "nlg-eval"],
+        help="ref-rouge-l: Google's rouge-score (default) or nlg-eval's (the SCARCE authors')",
+    )
+    p.add_argument(
         "--items",
         nargs="?",
         const=True,
@@ -171,6 +183,8 @@ def run(args) -> int:
         "cache_dir": args.cache_dir,
         "aligner": args.aligner,
         "reduction": args.reduction,
+        "smoothing": args.smoothing,
+        "variant": args.variant,
         "progress": True,
     }
     if args.shard or args.state:

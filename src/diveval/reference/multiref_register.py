@@ -20,23 +20,34 @@ def _need(references: Any, name: str) -> None:
 
 def _bleu(n: int):
     def compute(
-        data, references=None, reduction="multi", tokenizer="whitespace", lowercase=False
+        data,
+        references=None,
+        reduction="multi",
+        tokenizer="whitespace",
+        lowercase=False,
+        smoothing="method1",
     ) -> Score:
         from .multiref import bleu
 
         _need(references, f"ref-bleu-{n}")
         return bleu(
-            data, references, n=n, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase
+            data,
+            references,
+            n=n,
+            reduction=reduction,
+            tokenizer=tokenizer,
+            lowercase=lowercase,
+            smoothing=smoothing,
         )
 
     return compute
 
 
-def _rouge(data, references=None, reduction="max") -> Score:
+def _rouge(data, references=None, reduction="max", variant="rouge-score") -> Score:
     from .multiref import rouge_l
 
     _need(references, "ref-rouge-l")
-    return rouge_l(data, references, reduction=reduction)
+    return rouge_l(data, references, reduction=reduction, variant=variant)
 
 
 def _meteor(
@@ -85,7 +96,7 @@ for _n in range(1, 5):
             f"multi-reference BLEU-{_n} (value: corpus BLEU; needs references)",
             _bleu(_n),
             settings=(CORPUS,),
-            options=_LEXICAL,
+            options=(*_LEXICAL, "smoothing"),
             direction="higher",
         )
     )
@@ -95,7 +106,7 @@ register(
         "ROUGE-L F (rouge-score), best reference (needs references)",
         _rouge,
         settings=(CORPUS,),
-        options=("references", "reduction"),
+        options=("references", "reduction", "variant"),
         extra="reference",
         direction="higher",
     )
