@@ -492,8 +492,23 @@ def test_lsdscc_command(tmp_path):
     got = json.loads(out.stdout)
     _, groups, hyps = example()
     r = lsdscc(hyps, groups)
-    assert got["scores"] == {"max_bleu": pytest.approx(r.max_bleu), "mds": 1.0, "pds": 1.0}
+    assert got["scores"] == {
+        "max_score": pytest.approx(r.max_bleu),
+        "max_score_aligner": "bleu",
+        "mds": 1.0,
+        "pds": 1.0,
+    }
     assert got["sets"][0]["alignment"] == list(r.alignment)
+    # regression (issue 13): with another aligner the key said max_bleu for a NIST value
+    pytest.importorskip("nltk")
+    out = _cli(
+        "lsdscc", str(folder / "reference.json"), str(folder / "hypothesis.txt"), "--json",
+        "--aligner", "nist",
+    )  # fmt: skip
+    scores = json.loads(out.stdout)["scores"]
+    assert "max_bleu" not in scores and scores["max_score_aligner"].startswith("nist")
+    nist = lsdscc(hyps, groups, "nist")
+    assert scores["max_score"] == pytest.approx(nist.max_bleu)
     out = _cli(
         "lsdscc", str(folder / "reference.json"), str(folder / "hypothesis.txt"), "--alignment"
     )

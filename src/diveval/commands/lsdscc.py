@@ -81,7 +81,11 @@ def run(args) -> int:
         progress=True,
         **options,
     )
-    names = {"max_bleu": "MaxBLEU", "mds": "MDS", "pds": "PDS"}
+    # the paper's MaxBLEU is the best *aligner* score: name it after the aligner in use
+    max_label = (
+        "MaxBLEU" if res.aligner.startswith(("bleu", "nltk-bleu")) else f"Max({res.aligner})"
+    )
+    names = {"max_bleu": max_label, "mds": "MDS", "pds": "PDS"}
     if args.json:
         out = {
             "groups": args.groups,
@@ -89,7 +93,12 @@ def run(args) -> int:
             "queries": len(data.queries),
             "aligner": res.aligner,
             "signature": res.signature,
-            "scores": {k: getattr(res, k) for k in names},
+            "scores": {
+                "max_score": res.max_bleu,
+                "max_score_aligner": res.aligner,
+                "mds": res.mds,
+                "pds": res.pds,
+            },
         }
         if args.alignment:
             out["sets"] = [s.to_dict() for s in res.sets]

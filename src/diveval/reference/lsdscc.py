@@ -184,7 +184,8 @@ class LsdsccResult:
         out: dict[str, Any] = {
             "mds": self.mds,
             "pds": self.pds,
-            "max_bleu": self.max_bleu,
+            "max_score": self.max_bleu,  # the best aligner score: BLEU only with a BLEU aligner
+            "max_score_aligner": self.aligner,
             "alignment": list(self.alignment),
             "best": list(self.best),
             "groups": {str(g): n for g, n in zip(self.group_ids, self.group_sizes)},
