@@ -69,6 +69,7 @@ def test_named_models_are_loaded_once(monkeypatch):
 
     monkeypatch.setattr(hf_nli, "HFNLIModel", FakeHF)
     monkeypatch.setattr(resolve, "_loaded", {})
+    monkeypatch.setattr(resolve, "check_model_spec", lambda spec, what: None)  # not on the hub
     a = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
     b = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
     assert a is b and built == [("some/model", {"device": "cpu", "batch_size": 8})]

@@ -389,4 +389,4 @@ def test_cli_scores_with_a_local_model_and_fills_the_disk_cache(tiny_roberta, tm
     with sqlite3.connect(cache / CACHE_FILE) as db:
         assert db.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 6 + 6
     code = main(["score", str(path), "-m", "nli-baseline", "--nli-model", str(tmp_path / "none")])
-    assert code == 2 and "cannot load the NLI model" in capsys.readouterr().err
+    assert code == 2 and "no such file or folder" in capsys.readouterr().err

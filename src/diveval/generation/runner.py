@@ -22,7 +22,13 @@ from .threshold import threshold_generate
 
 #: Relevance: BLEU-4 of each response against all references (nltk sentence_bleu semantics,
 #: smoothing method1, sacrebleu's 13a tokenizer, lower-cased), averaged over the set.
-BLEU_SETTINGS = {"max_n": 4, "smoothing": "method1", "tokenizer": "13a", "lowercase": True}
+BLEU_MAX_N, BLEU_SMOOTHING, BLEU_TOKENIZER, BLEU_LOWERCASE = 4, "method1", "13a", True
+BLEU_SETTINGS = {
+    "max_n": BLEU_MAX_N,
+    "smoothing": BLEU_SMOOTHING,
+    "tokenizer": BLEU_TOKENIZER,
+    "lowercase": BLEU_LOWERCASE,
+}
 
 
 def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
@@ -30,14 +36,12 @@ def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
     from ..lexical.bleu import sentence_bleu
     from ..text.tokenizers import get_tokenizer
 
-    tok = get_tokenizer(BLEU_SETTINGS["tokenizer"], lowercase=BLEU_SETTINGS["lowercase"])
+    tok = get_tokenizer(BLEU_TOKENIZER, lowercase=BLEU_LOWERCASE)
     refs = [tok(r) for r in references]
     return float(
         np.mean(
             [
-                sentence_bleu(
-                    tok(h), refs, max_n=BLEU_SETTINGS["max_n"], smoothing=BLEU_SETTINGS["smoothing"]
-                )
+                sentence_bleu(tok(h), refs, max_n=BLEU_MAX_N, smoothing=BLEU_SMOOTHING)
                 for h in responses
             ]
         )

@@ -91,8 +91,8 @@ class FunctionScorer:
         signature: Optional[str] = None,
     ):
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "function")
-        self.signature = signature or f"{self.name}|function"
+        self.name: str = name or str(getattr(fn, "__name__", "function"))
+        self.signature: str = signature or f"{self.name}|function"
 
     def score(self, responses: Sequence[str]) -> float:
         return float(self.fn(list(responses)))
@@ -190,7 +190,7 @@ def resolve_preset(metric: Any, threshold: Optional[float] = None, **options: An
         preset = PRESETS.get(metric)
         if preset is not None:
             opts = {**preset.options, **{k: v for k, v in options.items() if v is not None}}
-            scorer = MetricScorer(preset.metric, **opts)
+            scorer: SetScorer = MetricScorer(preset.metric, **opts)
             if preset.report:
                 report = MetricScorer(preset.report, **opts)
             if threshold is not None:

@@ -64,7 +64,7 @@ def percentile_threshold(
     }
     scorer = MetricScorer(name, **opts)
     values = scorer.score_many(sets)
-    value = float(np.percentile(values, percentile, method=method))
+    value = float(np.percentile(values, percentile, method=method))  # type: ignore[call-overload]  # method is a str numpy checks
     return ThresholdEstimate(
         name,
         float(percentile),

@@ -485,11 +485,13 @@ def sacrebleu_score(
         raise ValueError(
             f"unknown sacrebleu smoothing {smooth_method!r}; choose one of {list(SACREBLEU_SMOOTHING)}"
         )
-    if smooth_value is None:
-        smooth_value = SACREBLEU_SMOOTHING[smooth_method]
+    # the value matters to "floor" and "add-k" only ("none" and "exp" have none)
+    value = (
+        float(SACREBLEU_SMOOTHING[smooth_method] or 0.0) if smooth_value is None else smooth_value
+    )
     K = stats.max_n
-    correct = list(stats.matches)
-    total = list(stats.totals)
+    correct: list[float] = list(stats.matches)
+    total: list[float] = list(stats.totals)
     sys_len, ref_len = stats.hyp_len, stats.ref_len
     bp = 1.0
     if sys_len < ref_len:
@@ -501,8 +503,8 @@ def sacrebleu_score(
     eff_order = K
     for n in range(1, K + 1):
         if smooth_method == "add-k" and n > 1:
-            correct[n - 1] += smooth_value
-            total[n - 1] += smooth_value
+            correct[n - 1] += value
+            total[n - 1] += value
         if total[n - 1] == 0:
             break
         if use_effective_order:
@@ -512,7 +514,7 @@ def sacrebleu_score(
                 mteval *= 2
                 precisions[n - 1] = 100.0 / (mteval * total[n - 1])
             elif smooth_method == "floor":
-                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
+                precisions[n - 1] = 100.0 * value / total[n - 1]
         else:
             precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
     logs = [math.log(q) if q != 0.0 else _SACRE_LOG0 for q in precisions[:eff_order]]

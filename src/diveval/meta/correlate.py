@@ -139,8 +139,8 @@ def _complete_pairs(x: np.ndarray, y: np.ndarray, x_name: str, y_name: str):
 
 
 def correlate(
-    x: Sequence[Any],
-    y: Sequence[Any],
+    x: Sequence[Any] | np.ndarray,
+    y: Sequence[Any] | np.ndarray,
     methods: Sequence[str] = METHODS,
     n_resamples: int | None = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,

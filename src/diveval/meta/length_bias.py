@@ -242,7 +242,10 @@ def length_bias(
             raise InputError(f"source must be 'designated' or a list of texts, got {source!r}")
         sampler = None
         label = "designated"
-        options = {"tokenizer": "whitespace", "vocab": vocab if vocab is not None else v}
+        options: dict[str, Any] = {
+            "tokenizer": "whitespace",
+            "vocab": vocab if vocab is not None else v,
+        }
     else:
         sampler = NaturalSampler(source, tokenizer, lowercase)
         label = f"natural:{name or 'corpus'}"

@@ -177,7 +177,7 @@ def tevet_test(
     labels = as_numbers(inp.column(LABEL), LABEL)
     human = as_numbers(inp.column(HUMAN), HUMAN) if HUMAN in inp.records[0] else None
     binary = _is_binary(labels[np.isfinite(labels)])
-    boot = dict(
+    boot: dict[str, Any] = dict(
         n_resamples=n_resamples,
         confidence=confidence,
         fraction=fraction,
@@ -206,6 +206,7 @@ def tevet_test(
             continue
         direction = "higher"  # the authors' columns: higher = more diverse
         if kind == "column":
+            assert column is not None
             values = as_numbers(inp.column(column), column)
             source, signature = f"column:{column}", None
         else:

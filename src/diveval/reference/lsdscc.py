@@ -28,7 +28,7 @@ add-one BLEU it would score 1.0 against every group). An aligner that returns Na
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -326,11 +326,11 @@ def lsdscc_corpus(
         prepared.append((hyps, ids, groups))
     results: list[LsdsccResult] = []
     chunk = 64
-    starts = range(0, len(prepared), chunk)
+    starts: Iterable[int] = range(0, len(prepared), chunk)
     if progress:
         from ..report.progress import track
 
-        starts = track(starts, f"LSDSCC ({al.name})", total=len(starts))
+        starts = track(starts, f"LSDSCC ({al.name})", total=len(prepared[::chunk]))
     for s in starts:
         part = prepared[s : s + chunk]
         mats = al.score_sets([(h, g) for h, _, g in part])

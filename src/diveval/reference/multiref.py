@@ -272,11 +272,12 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 def _nlgeval_rouge_l(hyp: list[str], refs: list[list[str]], beta: float = 1.2) -> float:
     # pycocoevalcap's Rouge: the best precision and the best recall over the references, each
     # taken separately, combined by F-beta with beta = 1.2
-    precs, recs = [], []
-    for r in refs:
-        lcs = lcs_length(r, hyp)
+    precs: list[float] = []
+    recs: list[float] = []
+    for ref in refs:
+        lcs = lcs_length(ref, hyp)
         precs.append(lcs / len(hyp) if hyp else 0.0)
-        recs.append(lcs / len(r) if r else 0.0)
+        recs.append(lcs / len(ref) if ref else 0.0)
     p, r = max(precs), max(recs)
     if p == 0 or r == 0:
         return 0.0

@@ -245,19 +245,18 @@ class BM25Retriever:
             self.field_scores(f, t)
             for f, t in enumerate((query.past, query.response, query.future))
         ]
-        used = [f for f in range(3) if scores[f] is not None]
+        present = {f: s for f, s in enumerate(scores) if s is not None}
+        used = list(present)
         if not used:
             return []
-        if self.zero == "drop":
-            mask = scores[used[0]] > 0
-            for f in used[1:]:
-                mask &= scores[f] > 0
-        else:
-            mask = scores[used[0]] > 0
-            for f in used[1:]:
-                mask |= scores[f] > 0
+        mask = present[used[0]] > 0
+        for f in used[1:]:
+            if self.zero == "drop":
+                mask &= present[f] > 0
+            else:
+                mask |= present[f] > 0
         cand = np.flatnonzero(mask)
-        vals = [s[cand] if s is not None else None for s in scores]
+        vals = {f: s[cand] for f, s in present.items()}
         sim = np.zeros(cand.size)
         for f in used:
             sim += np.log(vals[f] if self.zero == "drop" else np.maximum(vals[f], self.floor))
@@ -287,7 +286,11 @@ class BM25Retriever:
                     continue
                 seen.add(key)
                 d: Dialogue = self.corpus[d_i]
-                fs = tuple(float(vals[f][j]) if f in used else 0.0 for f in range(3))
+                fs = (
+                    float(vals[0][j]) if 0 in vals else 0.0,
+                    float(vals[1][j]) if 1 in vals else 0.0,
+                    float(vals[2][j]) if 2 in vals else 0.0,
+                )
                 out.append(
                     Retrieved(text, float(sim[j]), fs, d.id, d.source, int(self.turn[c]), d_i)
                 )
