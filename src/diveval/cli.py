@@ -25,6 +25,7 @@ COMMANDS = [
     "thresholds",
     "augment",
     "nli-eval",
+    "rate",
 ]
 
 EXAMPLES = """examples:
