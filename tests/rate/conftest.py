@@ -12,7 +12,11 @@ pytest.importorskip(
     "fastapi", reason="the rate extra is not installed: pip install 'diveval[rate]'"
 )
 
-WORDS = [f"w{i}" for i in range(60)]
+WORDS = (
+    "i don't know that sounds like a great plan let's go to the beach on sunday maybe we could "
+    "see movie tonight sure why not love pizza too tired today what do you mean sorry hear about "
+    "work tomorrow morning coffee"
+).split()
 
 
 def write_systems(folder: Path, n_systems: int, n_queries: int, seed: int = 0) -> list[Path]:
