@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from diveval.rate.aggregate import aggregate, normalise, pearson
@@ -88,3 +90,26 @@ def test_system_score_is_mean_over_its_sets():
     agg = aggregate(ratings)
     systems = {s.system: s.human for s in agg.systems}
     assert systems == pytest.approx({"X": 5.0, "Y": 5.0, "Z": (25 / 3 + 5) / 2})
+
+
+scores_on_a_page = st.dictionaries(
+    st.sampled_from("ABCDEFGH"), st.integers(1, 50), min_size=2, max_size=8
+)
+
+
+@given(scores_on_a_page, st.integers(1, 5), st.integers(-20, 20))
+def test_normalisation_keeps_only_the_contrast(scores, scale, shift):
+    # a rater's positive affine rescaling says the same thing: only the contrast matters
+    moved = {k: v * scale + shift for k, v in scores.items()}
+    assert normalise(moved) == pytest.approx(normalise(scores))
+    assert all(0.0 <= v <= 10.0 for v in normalise(scores).values())
+
+
+@given(st.lists(scores_on_a_page, min_size=1, max_size=4))
+def test_aggregate_never_returns_nan(pages):
+    ratings = {
+        str(i): {"a": p, "b": p, "c": {k: 51 - v for k, v in p.items()}}
+        for i, p in enumerate(pages)
+    }
+    agg = aggregate(ratings)
+    assert all(math.isfinite(s.human) for s in agg.sets + agg.systems)

@@ -181,3 +181,11 @@ def test_pages_are_served_with_a_self_only_content_policy(client):
         'type="number"' in c.get("/static/rate.js").text
         or "number" in c.get("/static/rate.js").text
     )
+
+
+def test_export_options_are_validated(tmp_path, capsys):
+    out = str(tmp_path / "h.csv")
+    assert main(["rate", "export", str(tmp_path), "-o", out, "--min-pearson", "2"]) == 2
+    assert main(["rate", "export", str(tmp_path), "-o", out, "--min-raters", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--min-pearson 2 is not between -1 and 1" in err and "--min-raters must be" in err

@@ -112,9 +112,14 @@ def _serve(args) -> int:
 
 
 def _export(args) -> int:
+    from ..errors import InputError
     from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
     from ..rate.study import load_study
 
+    if not -1.0 <= args.min_pearson <= 1.0:
+        raise InputError(f"--min-pearson {args.min_pearson:g} is not between -1 and 1")
+    if args.min_raters is not None and args.min_raters < 1:
+        raise InputError("--min-raters must be at least 1")
     study = load_study(args.study)
     metrics = list(DEFAULT_METRICS) + [m for m in args.metrics or [] if m not in DEFAULT_METRICS]
     systems, sets, agg = export_rows(
