@@ -217,3 +217,18 @@ def test_out_of_range_score_is_refused_with_a_visible_message(make_study, serve,
     sync_api.expect(page.locator("#message")).to_contain_text("Set 1 needs a whole number")
     assert stored(folder, "SELECT COUNT(*) FROM scores") == [(0,)]
     assert stored(folder, "SELECT COUNT(*) FROM assignments WHERE submitted IS NOT NULL") == [(0,)]
+
+
+def test_admin_page_shows_progress_raters_and_export_links(make_study, serve, browser):
+    server = serve(make_study())
+    rater = new_page(browser)
+    rater.goto(server.base + "/?rater=eve")
+    rater.wait_for_selector("#score-1")
+    admin = new_page(browser)
+    admin.goto(server.base + "/admin?token=wrong")
+    sync_api.expect(admin.locator("#message")).to_contain_text("admin token")
+    admin.goto(server.base + f"/admin?token={ADMIN}")
+    sync_api.expect(admin.locator("#raters")).to_contain_text("eve")
+    sync_api.expect(admin.locator("#pages")).to_contain_text("needed")
+    link = admin.get_attribute("#export-systems", "href")
+    assert link is not None and link.endswith(f"systems.csv?token={ADMIN}")
