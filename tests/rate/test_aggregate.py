@@ -53,17 +53,35 @@ def test_hand_worked_three_raters():
     )
 
 
-def test_hand_worked_filter_drops_disagreeing_raters():
+def test_hand_worked_filter_drops_the_worst_rater_then_checks_again():
     ratings = {"0": dict(THREE["0"], d={"X": 40, "Y": 1, "Z": 40})}  # d -> 10, 0, 10
     agg = aggregate(ratings)
     checks = {c.rater: c for c in agg.raters}
-    # d against mean(a, b, c) = (0, 10, 8.333): negative
+    # round 1: d against mean(a, b, c) = (0, 10, 8.333) is negative, and c against
+    # mean(a, b, d) = (10/3, 20/3, 10) gives r = 16.667 / sqrt(50 * 22.222) = 0.5: both fail,
+    # the worst (d) is dropped.
     assert checks["d"].pearson < 0 and not checks["d"].kept
-    # c against mean(a, b, d) = (10/3, 20/3, 10): r = 16.667 / sqrt(50 * 22.222) = 0.5
-    assert checks["c"].pearson == pytest.approx(0.5, abs=1e-9) and not checks["c"].kept
+    # round 2, without d: c against mean(a, b) = (0, 10, 10) gives sqrt(3) / 2 again: kept.
+    assert checks["c"].pearson == pytest.approx(math.sqrt(3) / 2, abs=1e-9) and checks["c"].kept
     assert checks["a"].kept and checks["b"].kept
-    assert {s.system: s.human for s in agg.sets} == {"X": 0.0, "Y": 10.0, "Z": 10.0}
+    assert {s.system: s.human for s in agg.sets} == pytest.approx({"X": 0, "Y": 10, "Z": 25 / 3})
     assert any("rater d dropped" in n and "Pearson" in n for n in agg.notes)
+
+
+def test_after_a_drop_two_raters_remain_unchecked_with_the_first_round_reported():
+    ratings = {
+        str(p): {
+            "a": {"X": 1, "Y": 2, "Z": 3, "W": 4},
+            "b": {"X": 2, "Y": 3, "Z": 5, "W": 6},
+            "r": {"X": 4, "Y": 1, "Z": 4, "W": 1},
+        }
+        for p in range(2)
+    }
+    agg = aggregate(ratings)
+    checks = {c.rater: c for c in agg.raters}
+    assert not checks["r"].kept
+    assert checks["a"].kept and checks["a"].pearson is None
+    assert "after dropping r" in checks["a"].reason and "Pearson" in checks["a"].reason
 
 
 def test_min_raters_leaves_pages_out_with_a_note():

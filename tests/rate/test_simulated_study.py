@@ -2,10 +2,12 @@
 
 Five systems s0..s4 whose true diversity order is their index (their word pools grow with it).
 Raters ann and bob score a set 8 * rank + 6 plus Gaussian noise (sd 3), so within a page they
-follow the order; rex scores uniformly at random. The simulation says: ann and bob agree with
-the others' mean far above 0.65, rex near 0, so rex is dropped; with the normalised scores of two
-order-following raters averaged over 8 pages, the system scores keep the order exactly (Spearman
-1) and are close to linear in the rank (Pearson > 0.95).
+follow the order; rex scores uniformly at random. The simulation says: rex's correlation with the
+mean of the other two is near 0, far below 0.65, so rex is dropped first (ann's and bob's are
+near 1/sqrt(2), the ceiling when one of the two others is random; with rex gone, two raters
+remain and cannot be checked further, so they are kept). With the normalised scores of two
+order-following raters averaged over 8 pages, the system scores keep the order exactly
+(Spearman 1) and are close to linear in the rank (Pearson > 0.95).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def test_random_rater_is_filtered_and_human_score_follows_the_order(make_study, 
     assert main(["rate", "export", str(folder), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "rater rex: dropped (Pearson" in printed
+    assert "after dropping rex; not checked" in printed
     assert "rater ann: kept" in printed and "rater bob: kept" in printed
 
     rows = list(csv.DictReader(out.open()))

@@ -9,12 +9,15 @@ Steps, in this order:
    set of a page the same score expressed no contrast; that page's scores all become 5.0, the
    middle of the scale (noted), never NaN.
 3. Rater filter: a rater's normalised scores, over every set they rated that at least two *other*
-   raters rated too, are correlated (Pearson) with the mean of those other raters' normalised
-   scores. A rater below ``min_pearson`` is dropped from every page (reported with the value).
-   Undefined cases, each with a note: fewer than 3 such sets (or fewer than 2 other raters
-   anywhere): the filter cannot judge, the rater is kept; the rater's own scores are constant:
-   no contrast to agree with, dropped; the others' mean is constant: kept.
-   One pass: the "others" are all other raters, filtered or not.
+   remaining raters rated too, are correlated (Pearson) with the mean of those raters' normalised
+   scores; below ``min_pearson`` fails. The filter repeats: the worst failing rater is dropped
+   and everyone is checked again against the raters that remain, until nobody fails. Why not one
+   pass: with 3 raters of whom one is random, a perfect rater's correlation with the mean of the
+   other two is at most about 1/sqrt(2) = 0.71, so the random rater would drag good raters to
+   the threshold. Dropped raters are reported with their value. Undefined cases, each noted:
+   fewer than 3 such sets (for instance fewer than 2 other raters remain): not checked, kept; the
+   rater's own scores are constant: no contrast to agree with, dropped; the others' mean is
+   constant: not checked, kept.
 4. A set's human score is the mean over its remaining raters; a page where no rater remains is
    left out (noted). A system's human score is the mean over its sets.
 """
@@ -106,7 +109,7 @@ def aggregate(ratings: Ratings, min_pearson: float = 0.65, min_raters: int = 3) 
                 )
             pages[page][rater] = normalise(scores)
 
-    checks = [_check(r, pages, min_pearson) for r in sorted({r for p in pages.values() for r in p})]
+    checks = _filter(pages, min_pearson)
     dropped = {c.rater for c in checks if not c.kept}
     for c in checks:
         if not c.kept or c.pearson is None:
@@ -137,14 +140,45 @@ def aggregate(ratings: Ratings, min_pearson: float = 0.65, min_raters: int = 3) 
     return Aggregate(set_scores, system_scores, checks, notes)
 
 
-def _check(rater: str, pages: dict[str, dict[str, dict[str, float]]], threshold: float):
+def _filter(pages: dict[str, dict[str, dict[str, float]]], threshold: float) -> list[RaterCheck]:
+    """Drop the worst failing rater, check the rest again, until nobody fails."""
+    remaining = {r for by_rater in pages.values() for r in by_rater}
+    first: dict[str, RaterCheck] = {}
+    dropped: list[RaterCheck] = []
+    for _ in range(len(remaining) + 1):  # at most one rater leaves per round
+        current = {r: _check(r, pages, remaining, threshold) for r in sorted(remaining)}
+        first = first or current
+        failing = [c for c in current.values() if not c.kept]
+        if not failing:
+            break
+        worst = min(failing, key=lambda c: (-2.0 if c.pearson is None else c.pearson, c.rater))
+        dropped.append(worst)
+        remaining.discard(worst.rater)
+    final = []
+    for c in current.values():
+        earlier = first[c.rater]
+        if c.pearson is None and earlier.pearson is not None:  # say what the first round saw
+            gone = ", ".join(d.rater for d in dropped)
+            reason = f"{c.reason.removesuffix('; not checked')} after dropping {gone}; not checked"
+            c = RaterCheck(
+                c.rater, None, c.n_sets, c.kept, f"{reason} (first round: {earlier.reason})"
+            )
+        final.append(c)
+    return sorted(dropped + final, key=lambda c: c.rater)
+
+
+def _check(rater: str, pages, remaining: set[str], threshold: float) -> RaterCheck:
     mine: list[float] = []
     others_mean: list[float] = []
     for by_rater in pages.values():
         if rater not in by_rater:
             continue
         for system, value in by_rater[rater].items():
-            others = [s[system] for r, s in by_rater.items() if r != rater and system in s]
+            others = [
+                s[system]
+                for r, s in by_rater.items()
+                if r != rater and r in remaining and system in s
+            ]
             if len(others) >= 2:
                 mine.append(value)
                 others_mean.append(float(np.mean(others)))
