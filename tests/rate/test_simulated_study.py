@@ -131,3 +131,23 @@ def test_export_notes_pages_without_enough_raters(make_study, tmp_path, capsys):
         == 0
     )
     assert "page 1 left out: 0 rating" not in capsys.readouterr().out
+
+
+def test_admin_export_buttons_return_the_same_csv_as_the_command(make_study, tmp_path):
+    folder = run_study(make_study)
+    c = TestClient(create_app(load_study(folder), "adm"))
+    assert c.get("/api/admin/export/systems.csv").status_code == 403
+    served = c.get("/api/admin/export/systems.csv", headers={"X-Admin-Token": "adm"})
+    assert served.status_code == 200 and served.headers["content-type"].startswith("text/csv")
+    out = tmp_path / "human.csv"
+    assert main(["rate", "export", str(folder), "-o", str(out)]) == 0
+    assert served.text == out.read_text()
+    sets = c.get("/api/admin/export/sets.csv?token=adm").text
+    assert sets.splitlines()[0].startswith("system,_subset,human,_ratings")
+    status = c.get("/api/admin/status?token=adm").json()
+    assert {a["rater"]: a["kept"] for a in status["agreement"]} == {
+        "ann": True,
+        "bob": True,
+        "rex": False,
+    }
+    assert all(p["submitted"] == 3 for p in status["pages"])
