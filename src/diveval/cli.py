@@ -26,6 +26,7 @@ COMMANDS = [
     "thresholds",
     "augment",
     "nli-eval",
+    "rate",
 ]
 
 EXAMPLES = """examples:

@@ -1,0 +1,142 @@
+"""`diveval rate init|serve|export`: a human diversity study in the browser (Liu et al. 2022)."""
+
+from __future__ import annotations
+
+from . import help_formatter
+
+EPILOG = """examples:
+  diveval rate init sys_a.txt sys_b.txt sys_c.txt --subsets 100 --size 15 --seed 1 -o study/
+  diveval rate serve study/ --host 0.0.0.0 --port 8000       (prints the admin link)
+  diveval rate export study/ -o human.csv                     (also writes human.sets.csv)
+  diveval correlate human.csv --human human
+
+One TXT or JSONL file of responses per system, aligned by query: line i of every file answers
+query i. A system's name is its file name without the extension.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "rate",
+        help="run a human diversity study in the browser",
+        description="Build, serve and export a human rating study: the EAD paper's protocol "
+        "(sets of K responses per system shown side by side, scores 1-50, Pearson filter, "
+        "min-max normalisation to [0, 10]).",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    action = p.add_subparsers(dest="rate_command", metavar="ACTION", required=True)
+
+    init = action.add_parser("init", help="build a study folder")
+    init.add_argument("systems", nargs="+", help="one .txt/.jsonl file of responses per system")
+    init.add_argument("--subsets", type=int, required=True, metavar="N", help="pages to rate")
+    init.add_argument("--size", type=int, required=True, metavar="K", help="queries per page")
+    init.add_argument("--raters", type=int, default=3, metavar="R", help="raters per page (3)")
+    init.add_argument("--seed", type=int, required=True, help="sampling and shuffling seed")
+    init.add_argument("-o", "--output", required=True, metavar="DIR", help="the study folder")
+
+    serve = action.add_parser("serve", help="serve the rater and admin pages")
+    serve.add_argument("study", help="the study folder")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (8000)")
+    serve.add_argument(
+        "--admin-token", default=None, help="use this admin token instead of a random one"
+    )
+
+    export = action.add_parser("export", help="aggregate the ratings and add diveval's metrics")
+    export.add_argument("study", help="the study folder")
+    export.add_argument("-o", "--output", required=True, help="CSV, one row per system")
+    export.add_argument(
+        "--sets-output", default=None, help="CSV, one row per set (default: OUTPUT's .sets.csv)"
+    )
+    export.add_argument("--min-pearson", type=float, default=0.65, help="rater filter (0.65)")
+    export.add_argument(
+        "--min-raters", type=int, default=None, help="ratings a page needs (default: the study's R)"
+    )
+    export.add_argument(
+        "--metric", "-m", action="append", dest="metrics", help="add a metric (repeatable)"
+    )
+    return p
+
+
+def run(args) -> int:
+    return {"init": _init, "serve": _serve, "export": _export}[args.rate_command](args)
+
+
+def _init(args) -> int:
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..io.readers import read_responses
+    from ..rate.study import create_study
+
+    responses: dict[str, list[str]] = {}
+    for path in args.systems:
+        name = Path(path).stem
+        if name in responses:
+            raise InputError(f"two systems named {name!r}: rename one file", path)
+        responses[name] = read_responses(path)
+    study = create_study(
+        args.output, responses, args.subsets, args.size, raters=args.raters, seed=args.seed
+    )
+    print(
+        f"study {args.output}: {len(study.systems)} systems, {len(study.pages)} pages of "
+        f"{study.size} queries, {study.raters} raters per page (seed {study.seed})"
+    )
+    print(f"next: diveval rate serve {args.output}")
+    return 0
+
+
+def _serve(args) -> int:
+    import secrets
+
+    from ..errors import MissingDependencyError
+    from ..rate.study import load_study
+
+    study = load_study(args.study)
+    try:
+        import uvicorn
+
+        from ..rate.app import create_app
+    except ImportError:
+        raise MissingDependencyError("diveval rate serve", "rate") from None
+    token = args.admin_token or secrets.token_urlsafe(16)
+    app = create_app(study, token)
+    shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
+    base = f"http://{shown}:{args.port}"
+    print(f"raters: {base}/?rater=NAME", flush=True)
+    print(f"admin:  {base}/admin?token={token}", flush=True)
+    print(f"admin token: {token}", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _export(args) -> int:
+    from ..errors import InputError
+    from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
+    from ..rate.study import load_study
+
+    if not -1.0 <= args.min_pearson <= 1.0:
+        raise InputError(f"--min-pearson {args.min_pearson:g} is not between -1 and 1")
+    if args.min_raters is not None and args.min_raters < 1:
+        raise InputError("--min-raters must be at least 1")
+    study = load_study(args.study)
+    metrics = list(DEFAULT_METRICS) + [m for m in args.metrics or [] if m not in DEFAULT_METRICS]
+    systems, sets, agg = export_rows(
+        study, metrics, min_pearson=args.min_pearson, min_raters=args.min_raters
+    )
+    sets_path = args.sets_output or _sets_path(args.output)
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(rows_to_csv(systems))
+    with open(sets_path, "w", encoding="utf-8") as f:
+        f.write(rows_to_csv(sets))
+    for c in agg.raters:
+        print(f"rater {c.rater}: {'kept' if c.kept else 'dropped'} ({c.reason})")
+    for note in agg.notes:
+        print(f"note: {note}")
+    print(f"wrote {args.output} ({len(systems)} systems) and {sets_path} ({len(sets)} sets)")
+    return 0
+
+
+def _sets_path(path: str) -> str:
+    return path[:-4] + ".sets.csv" if path.lower().endswith(".csv") else path + ".sets.csv"

@@ -1,0 +1,211 @@
+"""The study's web server (FastAPI): a rater page, an admin page, and the JSON API behind them.
+
+Raters: ``POST /api/raters`` registers a name and returns a secret token (the page keeps it in its
+address, ``/?token=...``); every rater call carries it in ``X-Rater-Token``. Raters see sets as
+"Set 1..M" in their own seeded order and never see system names or other raters' scores.
+Admin: every ``/api/admin/*`` call needs the admin token printed at ``serve`` start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Header, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict, StrictInt
+
+from .export import DEFAULT_METRICS, export_rows, rows_to_csv
+from .store import Conflict, Store
+from .study import STUDY_FILE, Study
+
+# Only this server's own assets: the page must load nothing from another host.
+CSP = "default-src 'self'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'"
+
+
+class NewRater(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+
+
+class ScoreIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    study: str
+    set: StrictInt
+    score: StrictInt
+
+
+class SubmitIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    study: str
+    scores: list[StrictInt]
+
+
+def study_id(study: Study) -> str:
+    return hashlib.sha256((study.folder / STUDY_FILE).read_bytes()).hexdigest()[:12]
+
+
+def create_app(study: Study, admin_token: str) -> FastAPI:
+    store = Store(study.db_path)
+    sid = study_id(study)
+    static = resources.files("diveval.rate") / "static"
+    app = FastAPI(title="diveval rate", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next):
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def readable_422(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid request')}"}, 422)
+
+    def rater_of(token: str | None) -> str:
+        name = store.rater_for(token) if token else None
+        if name is None:
+            raise HTTPException(401, "unknown rater: open the link you were given")
+        return name
+
+    def check_study(given: str) -> None:
+        if given != sid:
+            raise HTTPException(404, "unknown study: reload the page")
+
+    def order_of(rater: str, page: int) -> list[str]:
+        found = store.assignment(rater, page) if 0 <= page < len(study.pages) else None
+        if found is None:
+            raise HTTPException(404, f"page {page} is not assigned to you")
+        if found[1]:
+            raise HTTPException(409, f"page {page} was already submitted")
+        return found[0]
+
+    def asset(name: str) -> FileResponse:
+        return FileResponse(str(static / name))
+
+    @app.get("/", include_in_schema=False)
+    def rater_page() -> FileResponse:
+        return asset("rate.html")
+
+    @app.get("/admin", include_in_schema=False)
+    def admin_page() -> FileResponse:
+        return asset("admin.html")
+
+    @app.get("/static/{name}", include_in_schema=False)
+    def static_file(name: str) -> FileResponse:
+        if name not in {"rate.js", "rate.css", "admin.js"}:
+            raise HTTPException(404, "not found")
+        return asset(name)
+
+    @app.post("/api/raters", status_code=201)
+    def add_rater(body: NewRater) -> dict[str, str]:
+        try:
+            return {"name": body.name, "token": store.add_rater(body.name)}
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+        except Conflict as exc:
+            raise HTTPException(409, str(exc)) from None
+
+    @app.get("/api/page")
+    def next_page(x_rater_token: str | None = Header(None)) -> dict[str, Any]:
+        rater = rater_of(x_rater_token)
+        page = store.open_page(rater, len(study.pages), study.order_for)
+        done = store.progress(rater)
+        base = {"study": sid, "rater": rater, "done": done, "total": len(study.pages)}
+        if page is None:
+            return {**base, "finished": True}
+        order = order_of(rater, page)
+        saved = store.scores(rater, page)
+        sets = study.page_sets(page)
+        return {
+            **base,
+            "finished": False,
+            "page": page,
+            "sets": [
+                {"label": f"Set {i + 1}", "responses": sets[system], "score": saved.get(system)}
+                for i, system in enumerate(order)
+            ],
+        }
+
+    @app.put("/api/page/{page}/score")
+    def put_score(page: int, body: ScoreIn, x_rater_token: str | None = Header(None)):
+        rater = rater_of(x_rater_token)
+        check_study(body.study)
+        order = order_of(rater, page)
+        if not 1 <= body.set <= len(order):
+            raise HTTPException(404, f"there is no Set {body.set} on this page")
+        try:
+            store.put_score(rater, page, order[body.set - 1], body.score)
+        except ValueError as exc:
+            raise HTTPException(422, f"Set {body.set}: {exc}") from None
+        except Conflict as exc:
+            raise HTTPException(409, str(exc)) from None
+        return {"saved": True}
+
+    @app.post("/api/page/{page}/submit")
+    def submit(page: int, body: SubmitIn, x_rater_token: str | None = Header(None)):
+        rater = rater_of(x_rater_token)
+        check_study(body.study)
+        order = order_of(rater, page)
+        if len(body.scores) != len(order):
+            raise HTTPException(422, f"every one of the {len(order)} sets needs a score")
+        for i, value in enumerate(body.scores):
+            if not 1 <= value <= 50:
+                raise HTTPException(422, f"Set {i + 1}: a score is between 1 and 50")
+        try:
+            store.submit(rater, page, dict(zip(order, body.scores)))
+        except Conflict as exc:
+            raise HTTPException(409, str(exc)) from None
+        return {"submitted": True, "done": store.progress(rater)}
+
+    def require_admin(token: str | None) -> None:
+        if not token or not hmac.compare_digest(token, admin_token):
+            raise HTTPException(403, "the admin token printed at `diveval rate serve` is needed")
+
+    @app.get("/api/admin/status")
+    def status(token: str | None = None, x_admin_token: str | None = Header(None)):
+        require_admin(token or x_admin_token)
+        counts = store.page_counts()
+        from .aggregate import aggregate
+
+        agg = aggregate(store.submitted_ratings(), min_raters=study.raters)
+        return {
+            "study": sid,
+            "systems": len(study.systems),
+            "needed": study.raters,
+            "pages": [
+                {"page": p, "submitted": counts.get(p, (0, 0))[0], "open": counts.get(p, (0, 0))[1]}
+                for p in range(len(study.pages))
+            ],
+            "raters": [
+                {"name": name, "link": f"/?token={token}", "done": store.progress(name)}
+                for name, token in store.raters()
+            ],
+            "agreement": [
+                {"rater": c.rater, "pearson": c.pearson, "kept": c.kept, "reason": c.reason}
+                for c in agg.raters
+            ],
+            "notes": agg.notes,
+        }
+
+    @app.get("/api/admin/export/{which}.csv")
+    def export(which: str, token: str | None = None, x_admin_token: str | None = Header(None)):
+        require_admin(token or x_admin_token)
+        if which not in {"systems", "sets"}:
+            raise HTTPException(404, "export systems.csv or sets.csv")
+        from ..errors import InputError
+
+        try:
+            systems, sets, _ = export_rows(study, DEFAULT_METRICS)
+        except InputError as exc:
+            raise HTTPException(409, exc.problem) from None
+        return PlainTextResponse(
+            rows_to_csv(systems if which == "systems" else sets), media_type="text/csv"
+        )
+
+    return app
