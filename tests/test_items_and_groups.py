@@ -1,0 +1,80 @@
+"""score --items FILE / --by COLUMN / --summary FILE, and their output feeding `correlate`."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+import diveval
+from diveval.cli import main
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def systems(tmp_path):
+    rows = []
+    sets = {
+        "a": [["the cat sat", "the cat sat"], ["a dog", "a dog ran"], ["hi", "hi there"]],
+        "b": [["the cat sat", "a bird flew"], ["red sky", "blue sea"], ["one two", "three four"]],
+        "c": [["the cat", "the dog"], ["a b c", "a b d"], ["x y", "x z"]],
+    }
+    human = {"a": [1.0, 2.0, 1.5], "b": [4.0, 5.0, 4.5], "c": [3.0, 2.5, 3.5]}
+    for system in ("a", "b", "c"):
+        for i, s in enumerate(sets[system]):
+            rows.append({"id": i, "system": system, "human": human[system][i], "responses": s})
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path, sets, human
+
+
+def test_items_file_has_one_row_per_set_with_the_record_fields(capsys, tmp_path, systems):
+    path, sets, _ = systems
+    out = tmp_path / "items.csv"
+    code, _, _ = run(capsys, "score", path, "-m", "distinct-1", "-m", "self-bleu", "--items", out)
+    assert code == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [r["system"] for r in rows] == ["a"] * 3 + ["b"] * 3 + ["c"] * 3
+    assert [int(r["_line"]) for r in rows] == list(range(1, 10))
+    want = diveval.score(sets["a"] + sets["b"] + sets["c"], ["distinct-1"])["distinct-1"].items
+    assert [float(r["distinct-1"]) for r in rows] == pytest.approx(list(want))
+    out_jsonl = tmp_path / "items.jsonl"
+    run(capsys, "score", path, "-m", "distinct-1", "--items", out_jsonl)
+    first = json.loads(out_jsonl.read_text().splitlines()[0])
+    assert first["human"] == 1.0 and "responses" not in first
+
+
+def test_by_scores_each_group_and_summary_feeds_correlate(capsys, tmp_path, systems):
+    path, sets, human = systems
+    summary = tmp_path / "systems.csv"
+    code, out, _ = run(capsys, "score", path, "-m", "distinct-2", "--by", "system",
+                       "--summary", summary, "--json")  # fmt: skip
+    assert code == 0
+    groups = json.loads(out)["groups"]
+    for system in ("a", "b"):
+        want = diveval.score(sets[system], ["distinct-2"])["distinct-2"].value
+        assert groups[system]["scores"]["distinct-2"]["value"] == pytest.approx(want)
+    rows = {r["system"]: r for r in csv.DictReader(summary.open())}
+    assert float(rows["b"]["human"]) == pytest.approx(sum(human["b"]) / 3)
+    assert int(rows["a"]["n"]) == 3
+    code, out, _ = run(capsys, "correlate", summary, "--human", "human", "--resamples", "0",
+                       "-m", "distinct-2", "--json")  # fmt: skip
+    assert code == 0 and json.loads(out)["rows"] == 3
+    code, table, _ = run(capsys, "score", path, "-m", "distinct-2", "--by", "system")
+    assert "a (n=3)" in table and "b (n=3)" in table
+
+
+def test_bad_group_and_output_arguments(capsys, tmp_path, systems):
+    path, _, _ = systems
+    code, _, err = run(capsys, "score", path, "--by", "model")
+    assert code == 2 and "no field 'model' to group by" in err
+    code, _, err = run(capsys, "score", path, "--summary", tmp_path / "s.csv")
+    assert code == 2 and "add --by COLUMN" in err
+    code, _, err = run(capsys, "score", path, "-m", "distinct-1", "--items", tmp_path / "x.xlsx")
+    assert code == 2 and "must end in .csv, .tsv or .jsonl" in err
