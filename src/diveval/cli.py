@@ -53,11 +53,26 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"diveval.commands.{name.replace('-', '_')}")
         sp = module.add_parser(sub)
-        sp.add_argument(
-            "--quiet", "-q", action="store_true", help="no progress bars (also when not a terminal)"
-        )
+        _add_quiet(sp)
         sp.set_defaults(run=module.run)
     return parser
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """--quiet on a command and on each of its actions (``meta tevet``, ``rate serve``...);
+    SUPPRESS as default, so that an action's parser does not reset a --quiet given before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_quiet(child)
+    if "--quiet" not in parser._option_string_actions:
+        parser.add_argument(
+            "--quiet",
+            "-q",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="no progress bars (also when not a terminal)",
+        )
 
 
 def check_common_arguments(args) -> None:
