@@ -169,3 +169,25 @@ def test_bounds_and_order_invariance(texts, q, rnd):
     got = vendi(texts, "ngram", q=q).value
     assert 1 - 1e-9 <= got <= len(texts) + 1e-9
     assert vendi(rnd.sample(texts, len(texts)), "ngram", q=q).value == pytest.approx(got, rel=1e-9)
+
+
+@pytest.mark.parametrize("q", [0.5, 1.0, 2.0, "inf"])
+def test_repeated_texts_count_once_with_their_weight(q):
+    # the distinct-row form (min(u, d) square) equals the brute-force n x n kernel
+    from diveval.semantic.vendi import ngram_features
+    from diveval.text.prepared import prepare
+
+    rng = np.random.default_rng(3)
+    pool = ["a b", "a c d", "b b", "e f g h", "a", "c d e", "f"]
+    texts = [pool[i] for i in rng.integers(0, len(pool), size=40)]
+    feats = ngram_features(prepare(texts, "whitespace", False), 2).toarray()
+    unit = feats / np.linalg.norm(feats, axis=1, keepdims=True)
+    want = vendi_from_kernel(unit @ unit.T, q)
+    got = diveval.vendi(texts, "ngram", q=q).value
+    assert got == pytest.approx(want, rel=1e-9)
+    sets = [texts[:20], texts[20:]]
+    per_set = diveval.vendi(sets, "ngram", q=q).items
+    for s, value in zip(sets, per_set):
+        f = ngram_features(prepare(s, "whitespace", False), 2).toarray()
+        f = f / np.linalg.norm(f, axis=1, keepdims=True)
+        assert value == pytest.approx(vendi_from_kernel(f @ f.T, q), rel=1e-9)
