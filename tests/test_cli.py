@@ -38,6 +38,8 @@ def test_score_corpus_table_and_json(capsys, examples_dir):
 def test_metrics_lists_the_registry(capsys):
     code, out, _ = run(capsys, "metrics", "--json")
     listed = json.loads(out)
+    assert listed["self-bleu"]["direction"] == "lower"
+    assert {m["direction"] for m in listed.values()} == {"higher", "lower"}
     assert code == 0 and {"distinct-1", "avg-distinct", "ead", "cos-diversity"} <= set(listed)
 
 

@@ -33,6 +33,7 @@ def run(args) -> int:
                         "settings": list(m.settings),
                         "extra": m.extra,
                         "default": m.default,
+                        "direction": m.direction,
                     }
                     for n, m in metrics.items()
                 },
@@ -40,6 +41,10 @@ def run(args) -> int:
             )
         )
         return 0
-    rows = [(n, "/".join(m.settings), m.extra or "-", m.description) for n, m in metrics.items()]
-    print(render_table("diveval metrics", ["name", "settings", "extra", "description"], rows))
+    rows = [
+        (n, "/".join(m.settings), m.direction, m.extra or "-", m.description)
+        for n, m in metrics.items()
+    ]
+    columns = ["name", "settings", "better", "extra", "description"]
+    print(render_table("diveval metrics (better: which value is more diverse)", columns, rows))
     return 0
