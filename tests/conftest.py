@@ -48,3 +48,20 @@ def shared_data():
 @pytest.fixture
 def examples_dir() -> Path:
     return PROJECT_ROOT / "examples"
+
+
+def assert_same_scores(local, other, tol: float = 1e-12) -> None:
+    """Two runs' {name: Score} agree: names in order, metric, signature, setting, value, items."""
+    import numpy as np
+
+    assert list(other) == list(local)
+    for name, want in local.items():
+        got = other[name]
+        assert (got.metric, got.signature, got.setting) == (
+            want.metric,
+            want.signature,
+            want.setting,
+        )
+        assert got.value == pytest.approx(want.value, rel=0, abs=tol), name
+        if want.items is not None:
+            assert np.allclose(got.items, want.items, rtol=0, atol=tol), name

@@ -120,9 +120,11 @@ def test_default_metrics_undefined_on_the_input_are_skipped_and_said(tmp_path, c
     assert code == 2 and f"{path}:2: Self-BLEU needs at least 2" in err
     result = diveval.score([["a b", "c d"], ["only one"]])
     assert "distinct-2" in result and set(result.skipped) == {"cos-diversity", "self-bleu"}
-    import diveval.api
+    import diveval.registry
 
-    monkeypatch.setattr(diveval.api, "default_metrics", lambda s: ["self-bleu", "cos-diversity"])
+    monkeypatch.setattr(
+        diveval.registry, "default_metrics", lambda s: ["self-bleu", "cos-diversity"]
+    )
     with pytest.raises(diveval.InputError, match="no default metric is defined on this input"):
         diveval.score([["one"]])
 

@@ -6,7 +6,7 @@ from typing import Any, Iterable
 
 from .data import as_setting
 from .errors import InputError
-from .registry import default_metrics, get_metric
+from .registry import metrics_for
 from .results import Score
 
 
@@ -48,14 +48,7 @@ def score(
     if engine != "local":
         raise InputError(f"unknown engine {engine!r}; choose 'local' or 'ray'")
     setting, items = as_setting(data)
-    names = list(metrics) if metrics is not None else default_metrics(setting)
-    chosen = [get_metric(n) for n in names]
-    for m in chosen:
-        if not m.supports(setting):
-            raise InputError(
-                f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
-                f"not the {setting} setting of this input"
-            )
+    chosen = metrics_for(metrics, setting)
     prepared_cache: dict[tuple, Any] = {}
     results: dict[str, Score] = {}  # in the order asked
     from .report.progress import track

@@ -94,5 +94,19 @@ def get_metric(name: str) -> Metric:
     return metrics[name]
 
 
+def metrics_for(names: Any, setting: str) -> list[Metric]:
+    """The metrics named (None: the defaults of ``setting``), each checked to support it."""
+    chosen = [
+        get_metric(n) for n in (list(names) if names is not None else default_metrics(setting))
+    ]
+    for m in chosen:
+        if not m.supports(setting):
+            raise InputError(
+                f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
+                f"not the {setting} setting of this input"
+            )
+    return chosen
+
+
 def default_metrics(setting: str) -> list[str]:
     return [m.name for m in all_metrics().values() if m.default and m.supports(setting)]

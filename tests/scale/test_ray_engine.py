@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_same_scores
 
 import diveval
 
@@ -18,20 +19,6 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sets.jsonl"
 def example_sets(copies=3):
     sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()]
     return sets * copies
-
-
-def assert_same(local, remote):
-    assert list(remote) == list(local)
-    for name, want in local.items():
-        got = remote[name]
-        assert (got.metric, got.signature, got.setting) == (
-            want.metric,
-            want.signature,
-            want.setting,
-        )
-        assert got.value == pytest.approx(want.value, rel=0, abs=1e-12), name
-        if want.items is not None:
-            assert np.allclose(got.items, want.items, rtol=0, atol=1e-12), name
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +36,7 @@ def test_every_sets_family_equals_the_local_run(local_ray):
     ]  # fmt: skip
     local = diveval.score(sets, names)
     remote = diveval.score(sets, names, engine="ray", concurrency=2, batch_rows=5)
-    assert_same(local, remote)
+    assert_same_scores(local, remote)
     # details are joined across batches: label counts per set, totals added
     for key in ("contradiction", "neutral", "entailment"):
         assert np.array_equal(
@@ -66,7 +53,7 @@ def test_corpus_metrics_reduce_from_mergeable_states(local_ray):
     names += ["vendi-ngram"]  # no mergeable form: one task, same code
     local = diveval.score(texts, names, lowercase=True)
     remote = diveval.score(texts, names, engine="ray", batch_rows=7, lowercase=True)
-    assert_same(local, remote)
+    assert_same_scores(local, remote)
     assert dict(remote["distinct-4"].details) == dict(local["distinct-4"].details)
 
 
@@ -90,9 +77,9 @@ def test_two_node_cluster_on_loopback():
         names = ["distinct-2", "self-bleu", "nli-confidence"]
         local = diveval.score(sets, names)
         remote = diveval.score(sets, names, engine="ray", concurrency=2, batch_rows=4)
-        assert_same(local, remote)
+        assert_same_scores(local, remote)
         texts = [t for s in sets for t in s]
-        assert_same(
+        assert_same_scores(
             diveval.score(texts, ["distinct-3", "self-bleu"]),
             diveval.score(texts, ["distinct-3", "self-bleu"], engine="ray", batch_rows=6),
         )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_same_scores
 
 import diveval
 from diveval.errors import InputError
@@ -25,27 +26,13 @@ def run_sharded(data, names, count, tmp_path, **options):
     return merge_shards([ShardResult.load(p) for p in files])
 
 
-def assert_same(local, merged):
-    assert list(merged) == list(local)
-    for name, want in local.items():
-        got = merged[name]
-        assert (got.metric, got.signature, got.setting) == (
-            want.metric,
-            want.signature,
-            want.setting,
-        )
-        assert got.value == pytest.approx(want.value, rel=0, abs=1e-12), name
-        if want.items is not None:
-            assert np.allclose(got.items, want.items, rtol=0, atol=1e-12)
-
-
 @pytest.mark.parametrize("count", [1, 3, 7])
 def test_sets_shards_merge_to_the_local_run(count, tmp_path):
     sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()] * 3
     names = ["distinct-2", "ead", "self-bleu", "cos-diversity", "nli-counts", "nli-confidence"]
     local = diveval.score(sets, names)
     merged = run_sharded(sets, names, count, tmp_path)
-    assert_same(local, merged)
+    assert_same_scores(local, merged)
     counts = merged["nli-counts"].details["counts"]
     assert np.array_equal(counts["entailment"], local["nli-counts"].details["counts"]["entailment"])
     assert np.array_equal(
@@ -61,7 +48,7 @@ def test_corpus_shards_merge_to_the_local_run(tmp_path):
     names = ["distinct-1", "distinct-3", "ead", "ead-2", "avg-distinct"]
     for options in ({}, {"lowercase": True, "vocab": 1000}):
         local = diveval.score(texts, names, **options)
-        assert_same(local, run_sharded(texts, names, 4, tmp_path, **options))
+        assert_same_scores(local, run_sharded(texts, names, 4, tmp_path, **options))
 
 
 def test_corpus_metrics_without_a_one_pass_merge_are_refused():

@@ -125,17 +125,11 @@ def score(
     4). num_gpus: GPUs per actor. batch_rows: sets (or texts) per batch.
     """
     from ..data import as_setting
-    from ..registry import default_metrics, get_metric
+    from ..registry import metrics_for
 
     setting, items = as_setting(data)
-    names = list(metrics) if metrics is not None else default_metrics(setting)
-    chosen = [get_metric(n) for n in names]
-    for m in chosen:
-        if not m.supports(setting):
-            raise InputError(
-                f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
-                f"not the {setting} setting of this input"
-            )
+    chosen = metrics_for(metrics, setting)
+    names = [m.name for m in chosen]
     if concurrency is not None and concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
     ray = _ray(address)

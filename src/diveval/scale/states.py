@@ -90,6 +90,46 @@ def ngram_keys(ids: np.ndarray, hashes: np.ndarray, starts: np.ndarray, n: int) 
     return keys
 
 
+def corpus_ngram_score(
+    metric: str,
+    n: int,
+    counts: Callable[[int], tuple[int, int]],
+    tokenizer: Any,
+    vocab: Vocab = BERT_VOCAB_SIZE,
+    signature_extra: dict[str, Any] | None = None,
+    details_extra: Callable[[int], dict[str, Any]] | None = None,
+) -> Score:
+    """The corpus Score of ``distinct``, ``avg-distinct`` (orders 1..n) or ``ead`` from
+    ``counts(order) -> (distinct, total)``, with the signature and details the in-memory metric
+    gives (plus ``signature_extra``, e.g. an approximation, and ``details_extra(order)``)."""
+    sig_keys = {**tokenizer.signature, "setting": CORPUS, **(signature_extra or {})}
+    if metric == "avg-distinct":
+        ratios = [d / t if t else 0.0 for d, t in map(counts, range(1, n + 1))]
+        sig = make_signature("avg-distinct", n=f"1-{n}", **sig_keys)
+        return Score(metric, float(np.mean(ratios)), sig, CORPUS, None, {})
+    distinct, total = counts(n)
+    details: dict[str, Any] = {}
+    if metric == "distinct":
+        value = distinct / total if total else 0.0
+        details = {
+            "distinct_ngrams": distinct,
+            "total_ngrams": total,
+            "empty_sets": int(total == 0),
+        }
+        sig = make_signature("distinct", n=n, **sig_keys)
+    elif metric == "ead":
+        size, how = resolve_vocab_size(vocab, tokenizer)
+        value = ead_value(distinct, total, float(size) ** n)
+        warnings = vocabulary_warnings(distinct, float(size) ** n, n)
+        details = {"warnings": warnings} if warnings else {}
+        sig = make_signature("ead", n=n, V=how, **sig_keys)
+    else:
+        raise InputError(f"corpus n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
+    if details_extra is not None:
+        details.update(details_extra(n))
+    return Score(metric, value, sig, CORPUS, None, details)
+
+
 class NgramState:
     """Corpus Distinct-n and EAD-n for n in ``orders``, mergeable across shards.
 
@@ -190,28 +230,7 @@ class NgramState:
     def result(self, metric: str, n: int = 2, vocab: Vocab = BERT_VOCAB_SIZE) -> Score:
         """The corpus Score of ``distinct`` (order n), ``avg-distinct`` (orders 1..n) or ``ead``
         (order n; ``vocab`` as :func:`diveval.ead` takes it), with the one-process signature."""
-        sig_keys = {**self._tok.signature, "setting": CORPUS}
-        details: dict[str, Any] = {}
-        if metric == "avg-distinct":
-            ratios = [d / t if t else 0.0 for d, t in map(self.counts, range(1, n + 1))]
-            value = float(np.mean(ratios))
-            sig = make_signature("avg-distinct", n=f"1-{n}", **sig_keys)
-            return Score(metric, value, sig, CORPUS, None, details)
-        distinct, total = self.counts(n)
-        if metric == "distinct":
-            value = distinct / total if total else 0.0
-            details = {"distinct_ngrams": distinct, "total_ngrams": total}
-            details["empty_sets"] = int(total == 0)
-            sig = make_signature("distinct", n=n, **sig_keys)
-        elif metric == "ead":
-            size, how = resolve_vocab_size(vocab, self._tok)
-            value = ead_value(distinct, total, float(size) ** n)
-            warnings = vocabulary_warnings(distinct, float(size) ** n, n)
-            details = {"warnings": warnings} if warnings else {}
-            sig = make_signature("ead", n=n, V=how, **sig_keys)
-        else:
-            raise InputError(f"an n-gram state gives distinct, avg-distinct or ead, not {metric!r}")
-        return Score(metric, value, sig, CORPUS, None, details)
+        return corpus_ngram_score(metric, n, self.counts, self._tok, vocab)
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

@@ -28,15 +28,12 @@ from ..errors import InputError, MissingDependencyError
 from ..lexical.ead import (
     BERT_VOCAB_SIZE,
     Vocab,
-    ead_value,
-    resolve_vocab_size,
-    vocabulary_warnings,
 )
-from ..results import CORPUS, Score, make_signature
+from ..results import Score
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
-from .states import ngram_keys, token_hashes
+from .states import corpus_ngram_score, ngram_keys, token_hashes
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -226,27 +223,16 @@ def stream_score(
         raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
-    sig_keys: dict[str, Any] = {**tok.signature, "setting": CORPUS}
-    if approx:
-        sig_keys["approx"] = f"hll-{lg_k}"
+    signature_extra = {"approx": f"hll-{lg_k}"} if approx else None
     out = {}
     for name, (metric, n) in wanted.items():
-        if metric == "avg-distinct":
-            ratios = [d / t if t else 0.0 for d, t, _ in (counts[k] for k in range(1, 6))]
-            sig = make_signature("avg-distinct", n="1-5", **sig_keys)
-            out[name] = Score(metric, float(np.mean(ratios)), sig, CORPUS, None, {})
-            continue
-        distinct, total, details = counts[n]
-        if metric == "distinct":
-            value = distinct / total if total else 0.0
-            details = {"distinct_ngrams": distinct, "total_ngrams": total, **details}
-            details["empty_sets"] = int(total == 0)
-            sig = make_signature("distinct", n=n, **sig_keys)
-        else:
-            size_v, how = resolve_vocab_size(vocab, tok)
-            value = ead_value(distinct, total, float(size_v) ** n)
-            warnings = vocabulary_warnings(distinct, float(size_v) ** n, n)
-            details = {"warnings": warnings} if warnings else {}
-            sig = make_signature("ead", n=n, V=how, **sig_keys)
-        out[name] = Score(metric, value, sig, CORPUS, None, details)
+        out[name] = corpus_ngram_score(
+            metric,
+            n,
+            lambda k: counts[k][:2],
+            tok,
+            vocab,
+            signature_extra,
+            lambda k: counts[k][2],
+        )
     return out
