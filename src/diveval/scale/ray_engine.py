@@ -18,14 +18,13 @@ Ray is imported here only: a user without Ray never imports it.
 from __future__ import annotations
 
 import pickle
-import re
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..results import CORPUS, Score
-from .states import NgramState
+from .states import NgramState, ngram_metric, self_bleu_order
 
 # Options that load a model: metrics that take one run in the actor pool.
 _MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
@@ -104,10 +103,6 @@ def _merge_all(states: list) -> Any:
     return merged
 
 
-_NGRAM = re.compile(r"^(distinct|ead)(?:-(\d))?$")
-_SELF_BLEU = re.compile(r"^self-bleu(?:-(\d))?$")
-
-
 def score(
     data: Any,
     metrics: Iterable[str] | None = None,
@@ -179,12 +174,14 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
         raise InputError("with engine='ray' the tokenizer is given by name")
     rows = ray.data.from_items([{"text": t} for t in texts])
     results: dict[str, Score] = {}
-    ngram = {n: _NGRAM.match(n) for n in names}
+    ngram = {n: form for n in names if (form := ngram_metric(n)) is not None}
     orders = sorted(
-        {int(m.group(2) or (2 if m.group(1) == "distinct" else 1)) for m in ngram.values() if m}
+        {
+            k
+            for name, (_, n) in ngram.items()
+            for k in (range(1, n + 1) if name == "avg-distinct" else [n])
+        }
     )
-    if "avg-distinct" in names:
-        orders = sorted(set(orders) | {1, 2, 3, 4, 5})
     if orders:
         done = rows.map_batches(
             _ngram_state_batch,
@@ -193,17 +190,13 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
             batch_format="numpy",
         )
         state = _merge_all(_collect(done, "state"))
-        for name, m in ngram.items():
-            if m:
-                n = int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
-                results[name] = state.result(m.group(1), n=n, vocab=options.get("vocab") or 30522)
-        if "avg-distinct" in names:
-            results["avg-distinct"] = state.result("avg-distinct", n=5)
+        for name, (metric, n) in ngram.items():
+            results[name] = state.result(metric, n=n, vocab=options.get("vocab") or 30522)
     for name in names:
-        sb = _SELF_BLEU.match(name)
-        if not sb:
+        max_n = self_bleu_order(name)
+        if max_n is None:
             continue
-        settings = {"max_n": int(sb.group(1) or 4), "tokenizer": tokenizer, "lowercase": lowercase}
+        settings = {"max_n": max_n, "tokenizer": tokenizer, "lowercase": lowercase}
         pass1 = rows.map_batches(
             _self_bleu_pass1,
             batch_size=size,

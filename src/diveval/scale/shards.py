@@ -27,9 +27,7 @@ import numpy as np
 from ..errors import InputError
 from ..results import SETS, Score
 from .combine import join_set_scores
-from .states import STATE_FORMAT, NgramState
-
-_NGRAM = re.compile(r"^(distinct|ead)(?:-(\d))?$")
+from .states import STATE_FORMAT, NgramState, ngram_metric
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -45,18 +43,9 @@ def shard_slice(n_items: int, index: int, count: int) -> slice:
     return slice(index * n_items // count, (index + 1) * n_items // count)
 
 
-def _ngram_order(name: str) -> tuple[str, int] | None:
-    if name == "avg-distinct":
-        return "avg-distinct", 5
-    m = _NGRAM.match(name)
-    if not m:
-        return None
-    return m.group(1), int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
-
-
 def mergeable_in_one_pass(name: str) -> bool:
     """Whether a metric's corpus setting can be sharded or streamed (one pass, then merged)."""
-    return _ngram_order(name) is not None
+    return ngram_metric(name) is not None
 
 
 class ShardResult:
@@ -182,7 +171,7 @@ def score_shard(
         if part:
             out.set_scores = score(part, names, **options)
         return out
-    refused = [n for n in names if _ngram_order(n) is None]
+    refused = [n for n in names if ngram_metric(n) is None]
     if refused:
         raise InputError(
             f"{', '.join(refused)}: no one-pass mergeable form in the corpus setting; run "
@@ -192,7 +181,7 @@ def score_shard(
     tokenizer = options.get("tokenizer") or "whitespace"
     if not isinstance(tokenizer, str):
         raise InputError("a sharded run names its tokenizer (a string)")
-    out.ngram_metrics = {n: o for n in names if (o := _ngram_order(n)) is not None}
+    out.ngram_metrics = {n: o for n in names if (o := ngram_metric(n)) is not None}
     orders = {o[1] for o in out.ngram_metrics.values() if o[0] != "avg-distinct"}
     if any(o[0] == "avg-distinct" for o in out.ngram_metrics.values()):
         orders |= {1, 2, 3, 4, 5}

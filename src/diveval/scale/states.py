@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence
@@ -45,6 +46,26 @@ from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
 
 STATE_FORMAT = 1
+
+_NGRAM_METRIC = re.compile(r"^(distinct|ead)(?:-(\d))?$")
+_SELF_BLEU_METRIC = re.compile(r"^self-bleu(?:-(\d))?$")
+
+
+def ngram_metric(name: str) -> tuple[str, int] | None:
+    """(kind, order) of a registered metric an NgramState can finish: ``distinct-n``,
+    ``ead``/``ead-n``, ``avg-distinct`` (orders 1..5); None for any other metric."""
+    if name == "avg-distinct":
+        return "avg-distinct", 5
+    m = _NGRAM_METRIC.match(name)
+    if not m:
+        return None
+    return m.group(1), int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
+
+
+def self_bleu_order(name: str) -> int | None:
+    """max_n of ``self-bleu`` (4) / ``self-bleu-n``; None for any other metric."""
+    m = _SELF_BLEU_METRIC.match(name)
+    return int(m.group(1) or 4) if m else None
 
 
 # Tokens up to this many UTF-8 bytes are hashed by the vectorised chain below; longer ones (rare)

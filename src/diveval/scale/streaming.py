@@ -33,7 +33,7 @@ from ..results import Score
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
-from .states import corpus_ngram_score, ngram_keys, token_hashes
+from .states import corpus_ngram_score, ngram_keys, ngram_metric, token_hashes
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -191,11 +191,10 @@ def stream_score(
     lg_k: int = 14,
 ) -> dict[str, Score]:
     """Corpus Distinct-n / avg-distinct / EAD-n of a text file (one response per line), streamed."""
-    from .shards import _ngram_order
 
     wanted = {}
     for name in metrics:
-        order = _ngram_order(name)
+        order = ngram_metric(name)
         if order is None:
             raise InputError(
                 f"{name}: streaming in bounded memory covers distinct-n, avg-distinct and ead-n"
