@@ -56,6 +56,8 @@ def test_streamed_scores_equal_the_in_memory_ones(capsys, examples_dir):
         (["--memory", "lots"], "--memory takes a size"),
         (["--concurrency", "2"], "go with --engine ray"),
         (["-m", "self-bleu", "--shard", "0/2", "--state", "x"], "no one-pass mergeable form"),
+        (["--shard", "0/2", "--state", "x", "--items", "i.csv"], "go with a whole run"),
+        (["--memory", "1G", "--by", "system"], "go with a whole run"),
     ],
 )
 def test_bad_scale_arguments_exit_2_with_one_line(capsys, examples_dir, argv, message):

@@ -162,6 +162,8 @@ def run(args) -> int:
 
     from ..io.readers import locate, read_input
 
+    if (args.memory or args.shard or args.state) and (args.by or args.summary or args.items):
+        raise InputError("--by, --summary and --items go with a whole run, not --shard or --memory")
     if args.memory or args.approx:
         return _run_streamed(args)
     if args.items is True and not args.json:
