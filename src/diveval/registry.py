@@ -12,6 +12,9 @@ from typing import Any, Callable, Mapping
 from .errors import InputError
 from .results import CORPUS, SETS, Score
 
+#: Options that hold one value per input item (sliced with the items when a run is split).
+PER_ITEM_OPTIONS = ("references", "reference_groups")
+
 #: Options a metric may accept; the CLI maps its flags to these names.
 KNOWN_OPTIONS = (
     "tokenizer",

@@ -86,3 +86,13 @@ def test_two_node_cluster_on_loopback():
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_per_item_options_travel_with_their_sets(local_ray):
+    sets = [["the cat sat", "a dog ran"], ["hello there", "hi"], ["good night", "see you"]] * 3
+    groups = [[["the cat sat down"], ["a dog ran off", "dogs run"]], [["hello"], ["hi you"]],
+              [["good night all"], ["see you soon"]]] * 3  # fmt: skip
+    names = ["lsdscc-mds", "lsdscc-maxbleu", "distinct-1"]
+    local = diveval.score(sets, names, reference_groups=groups)
+    remote = diveval.score(sets, names, engine="ray", batch_rows=2, reference_groups=groups)
+    assert_same_scores(local, remote)

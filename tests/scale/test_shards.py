@@ -75,3 +75,21 @@ def test_shard_arguments_and_mismatched_files(tmp_path):
     junk.write_bytes(b"\x00garbage")
     with pytest.raises(InputError, match="junk.state: not a diveval shard file"):
         ShardResult.load(junk)
+
+
+def test_per_item_options_are_sliced_with_the_items(tmp_path):
+    # LSDSCC: reference groups per set; the ref-* metrics: references per response
+    sets = [["the cat sat", "a dog ran"], ["hello there", "hi"], ["good night", "see you"]] * 2
+    groups = [[["the cat sat down"], ["a dog ran off", "dogs run"]], [["hello"], ["hi you"]],
+              [["good night all"], ["see you soon"]]] * 2  # fmt: skip
+    names = ["lsdscc-mds", "lsdscc-pds", "lsdscc-maxbleu"]
+    local = diveval.score(sets, names, reference_groups=groups)
+    assert_same_scores(local, run_sharded(sets, names, 4, tmp_path, reference_groups=groups))
+    texts = ["the cat sat", "a dog ran", "hello there", "good night", "see you", "hi"]
+    refs = [["the cat sat down"], ["a dog ran off"], ["hello"], ["night"], ["see you soon"], ["hi"]]
+    names = ["ref-rouge-l", "ref-bleu-2", "distinct-1"]
+    local = diveval.score(texts, names, references=refs, reduction="max")
+    merged = run_sharded(texts, names, 3, tmp_path, references=refs, reduction="max")
+    assert_same_scores(local, merged)
+    with pytest.raises(InputError, match="ref-bleu-2: no one-pass mergeable form"):
+        score_shard(texts, ["ref-bleu-2"], (0, 2), references=refs)  # corpus BLEU pools stats

@@ -4,7 +4,8 @@ A per-set metric (every metric in the sets setting) is independent per set, so s
 be scored anywhere and joined: the per-set values are concatenated in shard order and the headline
 is their mean, as in the one-process run. Details are joined by one rule: arrays (one entry per set
 or per response) are concatenated, integer counts added, dictionaries joined key by key, lists
-appended without repeats; any other value must be the same in every shard.
+appended without repeats, numbers named ``*_mean`` averaged with the shards' sizes as weights and
+``*_max`` / ``*_min`` taken as the max / min; any other value must be the same in every shard.
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from ..errors import InputError
 from ..results import SETS, Score
 
 
-def _join(key: str, values: list[Any]) -> Any:
+def _join(key: str, values: list[Any], sizes: list[int]) -> Any:
     first = values[0]
+    if isinstance(first, (int, float, np.number)) and not isinstance(first, bool):
+        if key.endswith("_mean"):
+            return float(np.average(np.asarray(values, dtype=float), weights=sizes))
+        if key.endswith("_max"):
+            return max(values)
+        if key.endswith("_min"):
+            return min(values)
     if isinstance(first, np.ndarray):
         return np.concatenate([np.asarray(v) for v in values])
     if isinstance(first, (bool, np.bool_)):
@@ -31,7 +39,7 @@ def _join(key: str, values: list[Any]) -> Any:
         keys = list(first)
         if any(list(v) != keys for v in values):
             raise InputError(f"shards disagree on the keys of details[{key!r}]")
-        return {k: _join(f"{key}.{k}", [v[k] for v in values]) for k in keys}
+        return {k: _join(f"{key}.{k}", [v[k] for v in values], sizes) for k in keys}
     if isinstance(first, (list, tuple)):
         seen: list[Any] = []
         for v in values:
@@ -42,18 +50,43 @@ def _join(key: str, values: list[Any]) -> Any:
     return first
 
 
+def per_item_options(options: dict[str, Any], part: slice) -> dict[str, Any]:
+    """The options of a run restricted to a slice of its items (references per item...)."""
+    from ..registry import PER_ITEM_OPTIONS
+
+    out = dict(options)
+    for key in PER_ITEM_OPTIONS:
+        if out.get(key) is not None:
+            out[key] = list(out[key])[part]
+    return out
+
+
+def joinable(score: Score) -> bool:
+    """Whether a Score is the mean of per-item values that depend on their item only: every
+    sets metric, and corpus metrics scored item by item (the ``ref-*`` metrics with a max or mean
+    reduction; not corpus BLEU, whose value pools the statistics)."""
+    if score.items is None or len(score.items) == 0:
+        return False
+    if score.setting == SETS:
+        return True
+    pooled = "refs:multi" in score.signature.split("|")
+    return score.metric.startswith("ref-") and not pooled
+
+
 def join_set_scores(parts: Sequence[Score]) -> Score:
-    """The Score of all sets from the Scores of consecutive shards of sets (in order)."""
+    """The Score of all items from the Scores of consecutive shards (in order): per-item values
+    concatenated, the headline their mean (see :func:`joinable`)."""
     if not parts:
         raise InputError("nothing to join: no shard scores")
     head = parts[0]
     for p in parts:
-        if p.setting != SETS or p.items is None:
-            raise InputError(f"{p.metric}: only per-set scores (sets setting) can be joined")
+        if not joinable(p):
+            raise InputError(f"{p.metric}: not a mean of per-item values; it cannot be joined")
         if (p.metric, p.signature) != (head.metric, head.signature):
             raise InputError(
                 f"cannot join scores of different runs: {head.signature} and {p.signature}"
             )
     items = np.concatenate([np.asarray(p.items) for p in parts])
-    details = {k: _join(k, [p.details[k] for p in parts]) for k in head.details}
-    return Score(head.metric, float(items.mean()), head.signature, SETS, items, details)
+    sizes = [len(p.items) for p in parts]  # type: ignore[arg-type]  # joinable: items exist
+    details = {k: _join(k, [p.details[k] for p in parts], sizes) for k in head.details}
+    return Score(head.metric, float(items.mean()), head.signature, head.setting, items, details)

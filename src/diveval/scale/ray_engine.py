@@ -48,11 +48,16 @@ def _ray(address: str | None):
 
 
 def _score_batch(batch: dict, names: list[str], options: dict) -> dict:
-    """Score one batch of sets locally (inside a Ray task or actor)."""
+    """Score one batch of sets locally (inside a Ray task or actor); the per-item options
+    (references, reference groups) travel in the rows, pickled."""
     from ..api import score
 
     sets = [list(map(str, s)) for s in batch["responses"]]
-    return {"scores": np.array([pickle.dumps(score(sets, names, **options))], dtype=object)}
+    per_item = [pickle.loads(x) for x in batch["per_item"]]
+    opts = dict(options)
+    for key in per_item[0] if per_item else {}:
+        opts[key] = [p[key] for p in per_item]
+    return {"scores": np.array([pickle.dumps(score(sets, names, **opts))], dtype=object)}
 
 
 class _ModelScorer:
@@ -133,7 +138,14 @@ def score(
         return _score_corpus(ray, items, names, batch_rows or 50_000, options)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     pool = concurrency or max(1, min(4, cpus))
-    rows = ray.data.from_items([{"responses": list(s)} for s in items])
+    from ..registry import PER_ITEM_OPTIONS
+
+    keys = [k for k in PER_ITEM_OPTIONS if options.get(k) is not None]
+    per_item = [{k: options[k][i] for k in keys} for i in range(len(items))]
+    options = {k: v for k, v in options.items() if k not in keys}
+    rows = ray.data.from_items(
+        [{"responses": list(s), "per_item": pickle.dumps(p)} for s, p in zip(items, per_item)]
+    )
     size = batch_rows or max(1, -(-len(items) // (2 * pool)))
     model_names = [m.name for m in chosen if _MODEL_OPTIONS & set(m.options)]
     plain_names = [m.name for m in chosen if m.name not in model_names]

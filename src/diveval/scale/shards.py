@@ -7,9 +7,12 @@ A shard file holds, per metric, what the merge needs:
 * sets setting: the shard's per-set Score (every sets metric is per set), joined by
   :func:`diveval.scale.combine.join_set_scores`;
 * corpus setting: a mergeable state (:class:`~diveval.scale.states.NgramState`) for Distinct-n,
-  avg-distinct and EAD-n. Corpus metrics without a one-pass mergeable form (Self-BLEU needs two
-  passes, Vendi and the reference metrics need every text at once) are refused with the
+  avg-distinct and EAD-n; the ``ref-*`` metrics scored item by item (a max or mean reduction) are
+  joined like sets. Corpus metrics without a one-pass mergeable form (Self-BLEU needs two passes,
+  Vendi every text at once, corpus BLEU its pooled statistics) are refused with the
   alternatives, never computed on a part and passed off as the whole.
+
+Options with one value per item (references, reference groups) are sliced with the items.
 
 Files are ``.npz`` with a JSON header (no pickle). The merged Scores equal the one-process run's,
 value and signature.
@@ -26,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score
-from .combine import join_set_scores
+from .combine import join_set_scores, per_item_options
 from .states import STATE_FORMAT, NgramState, ngram_metric
 
 
@@ -57,6 +60,7 @@ class ShardResult:
         self.set_scores: dict[str, Score] = {}
         self.ngram_metrics: dict[str, tuple[str, int]] = {}
         self.ngrams: NgramState | None = None
+        self.names: list[str] = []  # the run's metrics, in order
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -67,6 +71,7 @@ class ShardResult:
             scores[name] = {
                 "metric": s.metric,
                 "signature": s.signature,
+                "setting": s.setting,
                 "details": _encode(dict(s.details), arrays, f"details::{name}"),
             }
         header = {
@@ -78,6 +83,7 @@ class ShardResult:
             "options": self.options,
             "set_scores": scores,
             "ngram_metrics": self.ngram_metrics,
+            "names": self.names,
         }
         if self.ngrams is not None:
             header["ngrams"] = {
@@ -107,8 +113,14 @@ class ShardResult:
                     items = np.asarray(data[f"items::{name}"])
                     details = _decode(s["details"], data)
                     out.set_scores[name] = Score(
-                        s["metric"], float(items.mean()), s["signature"], SETS, items, details
+                        s["metric"],
+                        float(items.mean()),
+                        s["signature"],
+                        s["setting"],
+                        items,
+                        details,
                     )
+                out.names = list(header["names"])
                 out.ngram_metrics = {
                     k: (v[0], int(v[1])) for k, v in header["ngram_metrics"].items()
                 }
@@ -162,7 +174,9 @@ def score_shard(
     for n in names:
         get_metric(n)  # unknown names fail before any work
     index, count = shard
-    part = items[shard_slice(len(items), index, count)]
+    span = shard_slice(len(items), index, count)
+    part = items[span]
+    options = per_item_options(options, span)
     kept = {
         k: options[k] for k in ("tokenizer", "lowercase", "vocab") if options.get(k) is not None
     }
@@ -170,8 +184,15 @@ def score_shard(
     if setting == SETS:
         if part:
             out.set_scores = score(part, names, **options)
+        out.names = names
         return out
-    refused = [n for n in names if ngram_metric(n) is None]
+    pooled_bleu = options.get("reduction") in (None, "multi")  # corpus BLEU pools statistics
+    by_item = [
+        n for n in names if n.startswith("ref-") and not (n.startswith("ref-bleu") and pooled_bleu)
+    ]
+    if by_item and part:
+        out.set_scores = score(part, by_item, **options)
+    refused = [n for n in names if ngram_metric(n) is None and n not in by_item]
     if refused:
         raise InputError(
             f"{', '.join(refused)}: no one-pass mergeable form in the corpus setting; run "
@@ -185,8 +206,10 @@ def score_shard(
     orders = {o[1] for o in out.ngram_metrics.values() if o[0] != "avg-distinct"}
     if any(o[0] == "avg-distinct" for o in out.ngram_metrics.values()):
         orders |= {1, 2, 3, 4, 5}
-    out.ngrams = NgramState(sorted(orders), tokenizer, bool(options.get("lowercase")))
-    out.ngrams.update(part)
+    if orders:
+        out.ngrams = NgramState(sorted(orders), tokenizer, bool(options.get("lowercase")))
+        out.ngrams.update(part)
+    out.names = names
     return out
 
 
@@ -217,15 +240,15 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
             + (f"; repeated {', '.join(f'{i}/{count}' for i in dup)}" if dup else "")
         )
     ordered = sorted(shards, key=lambda s: s.shard[0])
-    if first.setting == SETS:
-        names = next((list(s.set_scores) for s in ordered if s.set_scores), [])
-        return {
-            n: join_set_scores([s.set_scores[n] for s in ordered if s.set_scores]) for n in names
-        }
+    out: dict[str, Score] = {}
+    for name in first.names:
+        parts = [s.set_scores[name] for s in ordered if name in s.set_scores]
+        if parts:  # per-set metrics, and corpus metrics scored item by item
+            out[name] = join_set_scores(parts)
     states = [s.ngrams for s in ordered if s.ngrams is not None]
-    state = states[0].merge(*states[1:])
-    vocab = first.options.get("vocab", 30522)
-    return {
-        name: state.result(metric, n=n, vocab=vocab)
-        for name, (metric, n) in first.ngram_metrics.items()
-    }
+    if states:
+        state = states[0].merge(*states[1:])
+        vocab = first.options.get("vocab", 30522)
+        for name, (metric, n) in first.ngram_metrics.items():
+            out[name] = state.result(metric, n=n, vocab=vocab)
+    return {name: out[name] for name in first.names if name in out}
