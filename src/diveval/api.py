@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .context import RunContext
 from .data import as_setting
 from .errors import InputError
-from .registry import default_metrics, get_metric
+from .registry import Metric, default_metrics, get_metric
 from .results import Score
 
 
@@ -56,7 +57,7 @@ def score(
                 f"metric {m.name!r} supports the {' and '.join(m.settings)} setting, "
                 f"not the {setting} setting of this input"
             )
-    prepared_cache: dict[tuple, Any] = {}
+    context = RunContext(progress=bool(options.get("progress")))
     results: dict[str, Score] = {}  # in the order asked
     from .report.progress import track
 
@@ -69,7 +70,9 @@ def score(
     skipped: dict[str, str] = {}
     for m in bar:
         try:
-            results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
+            results[m.name] = m(
+                _shared_input(items, m, options, context), context=context, **options
+            )
         except InputError as exc:
             if metrics is not None:  # asked for by name: its error is the caller's to see
                 raise
@@ -80,16 +83,11 @@ def score(
     return Scores(results, skipped=skipped)
 
 
-def _shared_input(items: list, metric, options: dict, cache: dict) -> Any:
+def _shared_input(items: list, metric: Metric, options: dict, context: RunContext) -> Any:
     """Tokenize once per (tokenizer, lowercase) for all lexical metrics of a run."""
     if "tokenizer" not in metric.options:
         return items
-    from .text.prepared import prepare
-
-    key = (options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
-    if key not in cache:
-        cache[key] = prepare(items, key[0], key[1])
-    return cache[key]
+    return context.prepared(items, options.get("tokenizer"), bool(options.get("lowercase")))
 
 
 def metrics() -> dict[str, str]:

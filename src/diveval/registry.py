@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from .context import RunContext
 from .errors import InputError
 from .results import CORPUS, SETS, Score
 
@@ -57,9 +58,21 @@ class Metric:
     # Meta-evaluation (`meta tevet`) orients every metric by it. Every metric must declare it.
     direction: str = ""
 
-    def __call__(self, data: Any, **options: Any) -> Score:
+    def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
+        if self.takes_context:
+            kwargs["context"] = context if context is not None else RunContext()
         return self.compute(data, **self.fixed, **kwargs)
+
+    @property
+    def takes_context(self) -> bool:
+        """Whether ``compute`` takes the run's ``context`` (to share work with other metrics)."""
+        import inspect
+
+        try:
+            return "context" in inspect.signature(self.compute).parameters
+        except (TypeError, ValueError):  # a builtin or C function: no context
+            return False
 
     def supports(self, setting: str) -> bool:
         return setting in self.settings

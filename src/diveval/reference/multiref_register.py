@@ -72,7 +72,13 @@ def _embedding(
 
 def _bert(label: str):
     def compute(
-        data, references=None, reduction="max", embedding_model=None, device=None, batch_size=None
+        data,
+        references=None,
+        reduction="max",
+        embedding_model=None,
+        device=None,
+        batch_size=None,
+        context=None,
     ) -> Score:
         from .multiref import bertscore
 
@@ -84,6 +90,7 @@ def _bert(label: str):
             model=embedding_model,
             device=device,
             batch_size=batch_size or 64,
+            context=context,
         )[label]
 
     return compute
