@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from .context import RunContext
 from .data import as_setting
 from .errors import InputError
-from .registry import Metric, default_metrics, get_metric
+from .registry import Metric, check_options, default_metrics, get_metric
 from .results import Score
 
 
@@ -51,6 +51,7 @@ def score(
     setting, items = as_setting(data)
     names = list(metrics) if metrics is not None else default_metrics(setting)
     chosen = [get_metric(n) for n in names]
+    check_options(options, chosen)
     for m in chosen:
         if not m.supports(setting):
             raise InputError(

@@ -59,6 +59,9 @@ class Metric:
     direction: str = ""
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
+        """Run-wide options this metric does not take are ignored (they are for the other metrics
+        of the run); a name that is no option at all is an InputError naming the nearest one."""
+        check_options(options, [self])
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
         if self.takes_context:
             kwargs["context"] = context if context is not None else RunContext()
@@ -79,6 +82,23 @@ class Metric:
 
 
 METRICS: dict[str, Metric] = {}
+
+
+def check_options(options: Mapping[str, Any], metrics: list[Metric]) -> None:
+    """Refuse an option name that is not in KNOWN_OPTIONS (a typo such as ``tokenzier=`` would
+    otherwise be dropped without a word), naming the metrics and the nearest valid name."""
+    import difflib
+
+    for name in options:
+        if name in KNOWN_OPTIONS:
+            continue
+        taken = sorted({o for m in metrics for o in m.options}) or list(KNOWN_OPTIONS)
+        near = difflib.get_close_matches(name, taken, n=1) or difflib.get_close_matches(
+            name, KNOWN_OPTIONS, n=1, cutoff=0.5
+        )
+        hint = f"; did you mean {near[0]!r}?" if near else f"; it takes {', '.join(taken)}"
+        which = ", ".join(m.name for m in metrics) or "any metric"
+        raise InputError(f"unknown option {name!r} for {which}{hint}")
 
 
 def register(metric: Metric) -> Metric:

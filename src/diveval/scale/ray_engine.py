@@ -125,11 +125,12 @@ def score(
     4). num_gpus: GPUs per actor. batch_rows: sets (or texts) per batch.
     """
     from ..data import as_setting
-    from ..registry import default_metrics, get_metric
+    from ..registry import check_options, default_metrics, get_metric
 
     setting, items = as_setting(data)
     names = list(metrics) if metrics is not None else default_metrics(setting)
     chosen = [get_metric(n) for n in names]
+    check_options(options, chosen)  # a typo fails here, before a cluster starts
     for m in chosen:
         if not m.supports(setting):
             raise InputError(
