@@ -65,7 +65,8 @@ class Metric:
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
         if self.takes_context:
             kwargs["context"] = context if context is not None else RunContext()
-        return self.compute(data, **self.fixed, **kwargs)
+        # Score.metric is the registry name, always (one function serves distinct-1..5)
+        return self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
 
     @property
     def takes_context(self) -> bool:

@@ -203,7 +203,9 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
         for name, m in ngram.items():
             if m:
                 n = int(m.group(2) or (2 if m.group(1) == "distinct" else 1))
-                results[name] = state.result(m.group(1), n=n, vocab=options.get("vocab") or 30522)
+                results[name] = state.result(
+                    m.group(1), n=n, vocab=options.get("vocab") or 30522
+                ).with_metric(name)
         if "avg-distinct" in names:
             results["avg-distinct"] = state.result("avg-distinct", n=5)
     for name in names:
@@ -222,7 +224,7 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
             _self_bleu_pass2, batch_size=size, fn_kwargs={"table": table}, batch_format="numpy"
         )
         values = np.concatenate([r["values"] for r in pass2.take_all()])
-        results[name] = ray.get(table).result(values)
+        results[name] = ray.get(table).result(values).with_metric(name)
     rest = [n for n in names if n not in results]
     if rest:  # no mergeable form: one task over the whole input, same code as one process
         task = ray.remote(api.score)

@@ -237,6 +237,6 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
     state = states[0].merge(*states[1:])
     vocab = first.options.get("vocab", 30522)
     return {
-        name: state.result(metric, n=n, vocab=vocab)
+        name: state.result(metric, n=n, vocab=vocab).with_metric(name)
         for name, (metric, n) in first.ngram_metrics.items()
     }

@@ -234,7 +234,7 @@ def stream_score(
         if metric == "avg-distinct":
             ratios = [d / t if t else 0.0 for d, t, _ in (counts[k] for k in range(1, 6))]
             sig = make_signature("avg-distinct", n="1-5", **sig_keys)
-            out[name] = Score(metric, float(np.mean(ratios)), sig, CORPUS, None, {})
+            out[name] = Score(name, float(np.mean(ratios)), sig, CORPUS, None, {})
             continue
         distinct, total, details = counts[n]
         if metric == "distinct":
@@ -248,5 +248,5 @@ def stream_score(
             warnings = vocabulary_warnings(distinct, float(size_v) ** n, n)
             details = {"warnings": warnings} if warnings else {}
             sig = make_signature("ead", n=n, V=how, **sig_keys)
-        out[name] = Score(metric, value, sig, CORPUS, None, details)
+        out[name] = Score(name, value, sig, CORPUS, None, details)
     return out
