@@ -7,7 +7,7 @@ registry is filled on first use and ``import diveval`` stays cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .context import RunContext
 from .errors import InputError
@@ -57,6 +57,7 @@ class Metric:
     # is "lower"); for reference-based quality metrics, which way = closer to the references.
     # Meta-evaluation (`meta tevet`) orients every metric by it. Every metric must declare it.
     direction: str = ""
+    citation: str = ""  # the paper that defines it (author year), where there is one
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         """Run-wide options this metric does not take are ignored (they are for the other metrics
@@ -112,6 +113,12 @@ def register(metric: Metric) -> Metric:
         raise ValueError(f"metric {metric.name!r} takes unknown options {sorted(unknown)}")
     METRICS[metric.name] = metric
     return metric
+
+
+def register_all(table: Iterable[Metric]) -> None:
+    """Register a family's table: one ``Metric`` row per metric (see README "Adding a metric")."""
+    for row in table:
+        register(row)
 
 
 def all_metrics() -> dict[str, Metric]:

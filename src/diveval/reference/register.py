@@ -1,4 +1,4 @@
-"""Registry entries of the LSDSCC metrics (sets setting; they need ``reference_groups``)."""
+"""Registry table of the LSDSCC metrics (sets setting; they need ``reference_groups``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
-from ..registry import Metric, register
+from ..registry import Metric, register_all
 from ..results import SETS, Score
 
 _OPTIONS = ("reference_groups", "aligner", "embedding_model", "device", "batch_size", "progress")
@@ -72,7 +72,7 @@ def _make(metric: str):
     return compute
 
 
-register(
+TABLE = [
     Metric(
         "lsdscc-mds",
         "LSDSCC Mean Diversity Score: share of reference groups the set covers "
@@ -81,9 +81,8 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
-register(
+        citation="Xu et al. 2018",
+    ),
     Metric(
         "lsdscc-pds",
         "LSDSCC Probabilistic Diversity Score: share of references in the groups "
@@ -92,9 +91,9 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
-register(
+        citation="Xu et al. 2018",
+    ),
+    # a quality score (closeness to the references): "higher" = closer
     Metric(
         "lsdscc-maxbleu",
         "LSDSCC MaxBLEU: mean best aligner score of each response against its "
@@ -103,5 +102,8 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
+        citation="Xu et al. 2018",
+    ),
+]
+
+register_all(TABLE)
