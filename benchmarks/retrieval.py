@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("--unit", choices=["utterance", "turn"], default="utterance")
     ap.add_argument("--k", type=int, default=10)
     args = ap.parse_args(argv)
-    from diveval.reference.augment import BM25Retriever, Query, load_chitchat
+    from diveval.augment import BM25Retriever, Query, load_chitchat
 
     corpus = load_chitchat(unit=args.unit)
     print(

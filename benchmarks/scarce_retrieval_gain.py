@@ -38,14 +38,14 @@ def main(argv=None) -> int:
     if not (DATA / "multirefeval").exists():
         print("shared data not found; nothing to do")
         return 0
-    from diveval.meta.correlate import correlate
-    from diveval.reference.augment import (
+    from diveval.augment import (
         BM25Retriever,
         Query,
         load_chitchat,
         read_dailydialog_plusplus,
     )
-    from diveval.reference.augment.corpus import concat, read_multirefeval
+    from diveval.augment.corpus import concat, read_multirefeval
+    from diveval.meta.correlate import correlate
     from diveval.reference.multiref import bleu, reference_self_bleu, rouge_l
     from diveval.report.tables import render_table
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .context import RunContext
 from .data import as_setting
 from .errors import InputError
-from .registry import metrics_for
+from .registry import Metric, check_options, metrics_for
 from .results import Score
 
 
@@ -49,7 +50,8 @@ def score(
         raise InputError(f"unknown engine {engine!r}; choose 'local' or 'ray'")
     setting, items = as_setting(data)
     chosen = metrics_for(metrics, setting)
-    prepared_cache: dict[tuple, Any] = {}
+    check_options(options, chosen)
+    context = RunContext(progress=bool(options.get("progress")))
     results: dict[str, Score] = {}  # in the order asked
     from .report.progress import track
 
@@ -62,7 +64,9 @@ def score(
     skipped: dict[str, str] = {}
     for m in bar:
         try:
-            results[m.name] = m(_shared_input(items, m, options, prepared_cache), **options)
+            results[m.name] = m(
+                _shared_input(items, m, options, context), context=context, **options
+            )
         except InputError as exc:
             if metrics is not None:  # asked for by name: its error is the caller's to see
                 raise
@@ -73,16 +77,11 @@ def score(
     return Scores(results, skipped=skipped)
 
 
-def _shared_input(items: list, metric, options: dict, cache: dict) -> Any:
+def _shared_input(items: list, metric: Metric, options: dict, context: RunContext) -> Any:
     """Tokenize once per (tokenizer, lowercase) for all lexical metrics of a run."""
     if "tokenizer" not in metric.options:
         return items
-    from .text.prepared import prepare
-
-    key = (options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
-    if key not in cache:
-        cache[key] = prepare(items, key[0], key[1])
-    return cache[key]
+    return context.prepared(items, options.get("tokenizer"), bool(options.get("lowercase")))
 
 
 def metrics() -> dict[str, str]:

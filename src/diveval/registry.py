@@ -7,8 +7,9 @@ registry is filled on first use and ``import diveval`` stays cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
+from .context import RunContext
 from .errors import InputError
 from .results import CORPUS, SETS, Score
 
@@ -59,16 +60,50 @@ class Metric:
     # is "lower"); for reference-based quality metrics, which way = closer to the references.
     # Meta-evaluation (`meta tevet`) orients every metric by it. Every metric must declare it.
     direction: str = ""
+    citation: str = ""  # the paper that defines it (author year), where there is one
 
-    def __call__(self, data: Any, **options: Any) -> Score:
+    def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
+        """Run-wide options this metric does not take are ignored (they are for the other metrics
+        of the run); a name that is no option at all is an InputError naming the nearest one."""
+        check_options(options, [self])
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
-        return self.compute(data, **self.fixed, **kwargs)
+        if self.takes_context:
+            kwargs["context"] = context if context is not None else RunContext()
+        # Score.metric is the registry name, always (one function serves distinct-1..5)
+        return self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
+
+    @property
+    def takes_context(self) -> bool:
+        """Whether ``compute`` takes the run's ``context`` (to share work with other metrics)."""
+        import inspect
+
+        try:
+            return "context" in inspect.signature(self.compute).parameters
+        except (TypeError, ValueError):  # a builtin or C function: no context
+            return False
 
     def supports(self, setting: str) -> bool:
         return setting in self.settings
 
 
 METRICS: dict[str, Metric] = {}
+
+
+def check_options(options: Mapping[str, Any], metrics: list[Metric]) -> None:
+    """Refuse an option name that is not in KNOWN_OPTIONS (a typo such as ``tokenzier=`` would
+    otherwise be dropped without a word), naming the metrics and the nearest valid name."""
+    import difflib
+
+    for name in options:
+        if name in KNOWN_OPTIONS:
+            continue
+        taken = sorted({o for m in metrics for o in m.options}) or list(KNOWN_OPTIONS)
+        near = difflib.get_close_matches(name, taken, n=1) or difflib.get_close_matches(
+            name, KNOWN_OPTIONS, n=1, cutoff=0.5
+        )
+        hint = f"; did you mean {near[0]!r}?" if near else f"; it takes {', '.join(taken)}"
+        which = ", ".join(m.name for m in metrics) or "any metric"
+        raise InputError(f"unknown option {name!r} for {which}{hint}")
 
 
 def register(metric: Metric) -> Metric:
@@ -81,6 +116,12 @@ def register(metric: Metric) -> Metric:
         raise ValueError(f"metric {metric.name!r} takes unknown options {sorted(unknown)}")
     METRICS[metric.name] = metric
     return metric
+
+
+def register_all(table: Iterable[Metric]) -> None:
+    """Register a family's table: one ``Metric`` row per metric (see README "Adding a metric")."""
+    for row in table:
+        register(row)
 
 
 def all_metrics() -> dict[str, Metric]:

@@ -72,6 +72,13 @@ class Score:
             (self.metric, self.value, self.signature, self.setting, self.items, dict(self.details)),
         )
 
+    def with_metric(self, name: str) -> Score:
+        """The same result under the registry name ``name`` (``distinct`` of order 2 is
+        ``distinct-2``); the signature, which names every choice, is unchanged."""
+        if name == self.metric:
+            return self
+        return Score(name, self.value, self.signature, self.setting, self.items, dict(self.details))
+
     def to_dict(self, with_items: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "metric": self.metric,

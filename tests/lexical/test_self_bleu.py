@@ -11,8 +11,8 @@ from conftest import diversity_eval_sets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diveval.lexical.bleu import SMOOTHING_METHODS
 from diveval.lexical.self_bleu import sample_indices, self_bleu, self_bleu_ids, self_bleu_tokens
+from diveval.text.bleu import SMOOTHING_METHODS
 
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
 SF = nltk_bleu.SmoothingFunction()

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from conftest import shared_path
 
-from diveval.errors import InputError
-from diveval.reference.augment import (
+from diveval.augment import (
     BM25Retriever,
     Dialogue,
     DialogueCorpus,
@@ -27,6 +26,7 @@ from diveval.reference.augment import (
     read_multirefeval,
     to_sentence,
 )
+from diveval.errors import InputError
 
 # ---------------------------------------------------------------- templates
 

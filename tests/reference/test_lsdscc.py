@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 import diveval
 from diveval.errors import InputError
 from diveval.io.lsdscc import read_groups, read_hypotheses, read_lsdscc
-from diveval.lexical.bleu import segment_stats
 from diveval.reference.aligners import (
     BleuAligner,
     EmbeddingAligner,
@@ -40,6 +39,7 @@ from diveval.reference.aligners import (
     group_stats,
 )
 from diveval.reference.lsdscc import lsdscc, lsdscc_corpus, order_groups
+from diveval.text.bleu import segment_stats
 
 
 def example():

@@ -69,12 +69,12 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from ..augment.commonsense import PrecomputedKnowledge
+    from ..augment.corpus import concat, read_corpus
+    from ..augment.pipeline import augment, read_items
+    from ..augment.retrieval import BM25Retriever
     from ..errors import InputError
     from ..io.writers import write_jsonl
-    from ..reference.augment.commonsense import PrecomputedKnowledge
-    from ..reference.augment.corpus import concat, read_corpus
-    from ..reference.augment.pipeline import augment, read_items
-    from ..reference.augment.retrieval import BM25Retriever
     from ..report.tables import render_table
 
     if args.k < 1:

@@ -79,7 +79,7 @@ def add_parser(sub):
         help="relevance also by BERTScore F1 against the references (models extra)",
     )
     p.add_argument("--tokenizer", default=None, help="tokenizer of lexical metrics")
-    from .score import add_model_options
+    from .options import add_model_options
 
     add_model_options(p)
     add_json_flag(p)
@@ -171,15 +171,11 @@ def run(args) -> int:
     )
     if args.limit is not None:
         items = items[: args.limit]
-    metric_options = {
-        "tokenizer": args.tokenizer,
-        "nli_model": args.nli_model,
-        "embedding_model": args.embedding_model,
-        "device": args.device,
-        "batch_size": args.batch_size,
-        "cache_dir": args.cache_dir,
-    }
-    metric_options = {k: v for k, v in metric_options.items() if v is not None}
+    from .options import metric_options as options_of
+
+    metric_options = options_of(
+        args, "tokenizer", "nli_model", "embedding_model", "device", "batch_size", "cache_dir"
+    )
     # which threshold, and why: a model-dependent preset takes the threshold of the model in use
     _, threshold, _, why = resolve_preset(args.metric, args.threshold, **metric_options)
     print(f"diveval: threshold {threshold:g}: {why}", file=sys.stderr)

@@ -102,7 +102,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..meta.length_bias import DEFAULT_METRICS, length_bias, parse_lengths, plot_length_bias
     from ..report.progress import track
-    from .score import parse_vocab
+    from .options import parse_vocab
 
     lengths = parse_lengths(args.lengths)
     metrics = args.metrics or list(DEFAULT_METRICS)

@@ -64,15 +64,9 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     data = read_lsdscc(args.groups, args.hypotheses, args.queries, args.eos)
-    options = {
-        k: v
-        for k, v in (
-            ("embedding_model", args.embedding_model),
-            ("device", args.device),
-            ("batch_size", args.batch_size),
-        )
-        if v is not None
-    }
+    from .options import metric_options
+
+    options = metric_options(args, "embedding_model", "device", "batch_size")
     res = lsdscc_corpus(
         data.hypothesis_sets,
         data.reference_groups,

@@ -64,7 +64,7 @@ def add_parser(sub):
         "--values", action="store_true", help="with --json: include per-row metric values"
     )
     from .correlate import add_bootstrap_options
-    from .score import add_model_options
+    from .options import add_model_options
 
     add_bootstrap_options(t, fraction=0.5)
     add_model_options(t)
@@ -88,12 +88,11 @@ def run_tevet(args) -> int:
     from ..errors import InputError
     from ..meta.tevet import HUMAN, tevet_test
     from ..report.progress import track
+    from .options import metric_options
 
-    options = {
-        k: getattr(args, k)
-        for k in ("nli_model", "embedding_model", "device", "batch_size", "cache_dir")
-        if getattr(args, k, None)
-    }
+    options = metric_options(
+        args, "nli_model", "embedding_model", "device", "batch_size", "cache_dir"
+    )
     results = {}
     for path in track(
         args.inputs,

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ..errors import InputError
 from ..io.readers import FORMATS
 from . import add_json_flag, help_formatter
+from .options import add_model_options, metric_options, parse_vocab
+
+__all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older import paths kept
 
 EPILOG = """examples:
   diveval score responses.txt                      one response per line (corpus setting)
@@ -125,38 +128,6 @@ def add_scale_options(p) -> None:
     )
 
 
-def add_model_options(p) -> None:
-    g = p.add_argument_group("model-backed metrics")
-    g.add_argument(
-        "--nli-model", default=None, help="NLI model name or path (default: the shipped one)"
-    )
-    g.add_argument(
-        "--embedding-model", default=None, help="sentence-transformers model name or path"
-    )
-    g.add_argument(
-        "--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when present)"
-    )
-    g.add_argument("--batch-size", type=int, default=None, help="model batch size")
-    g.add_argument(
-        "--cache", dest="cache_dir", default=None, help="folder of an on-disk score cache"
-    )
-
-
-def parse_vocab(value):
-    """--vocab: an integer V >= 1, 'tokenizer', or a text file whose distinct tokens give V."""
-    if value is None or value == "tokenizer":
-        return value
-    if value.lstrip("+-").isdigit():
-        if int(value) < 1:
-            raise InputError(
-                f"--vocab must be a positive integer, 'tokenizer' or a file, got {value}"
-            )
-        return int(value)
-    from ..io.readers import read_input
-
-    return read_input(value, "txt").items
-
-
 def run(args) -> int:
     import sys
 
@@ -174,21 +145,7 @@ def run(args) -> int:
     note = data.skipped_note()
     if note:
         print(f"diveval: note: {note}", file=sys.stderr)
-    options = {
-        "tokenizer": args.tokenizer,
-        "lowercase": args.lowercase,
-        "vocab": parse_vocab(args.vocab),
-        "nli_model": args.nli_model,
-        "embedding_model": args.embedding_model,
-        "device": args.device,
-        "batch_size": args.batch_size,
-        "cache_dir": args.cache_dir,
-        "aligner": args.aligner,
-        "reduction": args.reduction,
-        "smoothing": args.smoothing,
-        "variant": args.variant,
-        "progress": True,
-    }
+    options = {**metric_options(args), "progress": True}
     if args.shard or args.state:
         return _run_shard(args, data, _with_references(options, data.records))
     engine: dict = {}

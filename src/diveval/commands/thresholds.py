@@ -46,7 +46,7 @@ def add_parser(sub):
         help="tokenizer of lexical metrics (the avg-distinct preset uses tevet)",
     )
     p.add_argument("--lowercase", action="store_true", help="lower-case before tokenizing")
-    from .score import add_model_options
+    from .options import add_model_options
 
     add_model_options(p)
     add_json_flag(p)
@@ -62,15 +62,18 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     sets = read_response_sets(args.input, args.field)
-    options = {
-        "tokenizer": args.tokenizer,
-        "lowercase": args.lowercase or None,
-        "nli_model": args.nli_model,
-        "embedding_model": args.embedding_model,
-        "device": args.device,
-        "batch_size": args.batch_size,
-        "cache_dir": args.cache_dir,
-    }
+    from .options import metric_options
+
+    options = metric_options(
+        args,
+        "tokenizer",
+        "lowercase",
+        "nli_model",
+        "embedding_model",
+        "device",
+        "batch_size",
+        "cache_dir",
+    )
     results = [
         percentile_threshold(sets, m, args.percentile, **options)
         for m in (args.metrics or ["avg-distinct"])

@@ -33,7 +33,7 @@ BLEU_SETTINGS = {
 
 def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
     """Mean multi-reference sentence BLEU of the responses (``BLEU_SETTINGS``)."""
-    from ..lexical.bleu import sentence_bleu
+    from ..text.bleu import sentence_bleu
     from ..text.tokenizers import get_tokenizer
 
     tok = get_tokenizer(BLEU_TOKENIZER, lowercase=BLEU_LOWERCASE)

@@ -1,57 +1,59 @@
-"""Registry entries of the lexical diversity metrics."""
+"""Registry table of the lexical diversity metrics: one ``Metric`` row per metric."""
 
 from __future__ import annotations
 
-from ..registry import Metric, register
+from ..registry import Metric, register_all
 from ..results import SETS
 from .cosine import cosine_diversity
 from .distinct import avg_distinct, distinct
 from .ead import ead
 from .self_bleu import self_bleu
 
-for _n in range(1, 6):
-    register(
+_EAD_OPTIONS = ("tokenizer", "lowercase", "vocab")
+
+TABLE = [
+    *(
         Metric(
-            f"distinct-{_n}",
-            f"unique {_n}-grams / all {_n}-grams, pooled (Li et al. 2016)",
+            f"distinct-{n}",
+            f"unique {n}-grams / all {n}-grams, pooled (Li et al. 2016)",
             distinct,
-            fixed={"n": _n},
-            default=_n <= 2,
+            fixed={"n": n},
+            default=n <= 2,
             direction="higher",
+            citation="Li et al. 2016",
         )
-    )
-register(
+        for n in range(1, 6)
+    ),
     Metric(
         "avg-distinct",
         "mean of distinct-1..5 (Tevet & Berant's distinct-n)",
         avg_distinct,
         default=True,
         direction="higher",
-    )
-)
-register(
+        citation="Tevet & Berant 2021",
+    ),
     Metric(
         "ead",
         "Expectation-Adjusted Distinct of unigrams, V=30522 by default (Liu et al. 2022)",
         ead,
-        options=("tokenizer", "lowercase", "vocab"),
+        options=_EAD_OPTIONS,
         fixed={"n": 1},
         default=True,
         direction="higher",
-    )
-)
-for _n in range(2, 5):
-    register(
+        citation="Liu et al. 2022",
+    ),
+    *(
         Metric(
-            f"ead-{_n}",
-            f"EAD over {_n}-grams with V**{_n} possible {_n}-grams (diveval's extension)",
+            f"ead-{n}",
+            f"EAD over {n}-grams with V**{n} possible {n}-grams (diveval's extension)",
             ead,
-            options=("tokenizer", "lowercase", "vocab"),
-            fixed={"n": _n},
+            options=_EAD_OPTIONS,
+            fixed={"n": n},
             direction="higher",
+            citation="Liu et al. 2022",
         )
-    )
-register(
+        for n in range(2, 5)
+    ),
     Metric(
         "cos-diversity",
         "minus mean pairwise n-gram cosine similarity, n=1..5 (Tevet & Berant)",
@@ -59,9 +61,8 @@ register(
         settings=(SETS,),
         default=True,
         direction="higher",
-    )
-)
-register(
+        citation="Tevet & Berant 2021",
+    ),
     Metric(
         "self-bleu",
         "mean BLEU-4 of each response against all others, nltk method1 "
@@ -70,15 +71,19 @@ register(
         fixed={"max_n": 4},
         default=True,
         direction="lower",
-    )
-)
-for _n in range(1, 6):
-    register(
+        citation="Zhu et al. 2018",
+    ),
+    *(
         Metric(
-            f"self-bleu-{_n}",
-            f"Self-BLEU with {_n}-gram BLEU (uniform weights, method1)",
+            f"self-bleu-{n}",
+            f"Self-BLEU with {n}-gram BLEU (uniform weights, method1)",
             self_bleu,
-            fixed={"max_n": _n},
+            fixed={"max_n": n},
             direction="lower",
+            citation="Zhu et al. 2018",
         )
-    )
+        for n in range(1, 6)
+    ),
+]
+
+register_all(TABLE)

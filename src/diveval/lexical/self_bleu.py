@@ -32,7 +32,7 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from .bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
 
 __all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices"]
 

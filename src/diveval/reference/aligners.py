@@ -37,7 +37,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from ..lexical.bleu import BleuStats, bleu_from_counts, resolve_smoothing
+from ..text.bleu import BleuStats, bleu_from_counts, resolve_smoothing
 
 __all__ = [
     "Aligner",
@@ -157,7 +157,7 @@ def _match_arrays(hyp_tokens: Sequence[Sequence[Hashable]], groups: Sequence[_Gr
 def group_stats(
     hypothesis: Sequence[Hashable], references: Sequence[Sequence[Hashable]], max_n: int = 4
 ) -> BleuStats:
-    """The BLEU engine's statistics (``diveval.lexical.bleu.BleuStats``) of one tokenized
+    """The BLEU engine's statistics (``diveval.text.bleu.BleuStats``) of one tokenized
     hypothesis against one group, computed the way the aligners compute them."""
     if len(references) == 0:
         raise ValueError("a group needs at least one reference")

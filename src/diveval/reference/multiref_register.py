@@ -1,11 +1,11 @@
-"""Registry entries of the multi-reference metrics (corpus setting; they need ``references``)."""
+"""Registry table of the multi-reference metrics (corpus setting; they need ``references``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import InputError
-from ..registry import Metric, register
+from ..registry import Metric, register_all
 from ..results import CORPUS, Score
 
 _LEXICAL = ("references", "reduction", "tokenizer", "lowercase")
@@ -72,7 +72,13 @@ def _embedding(
 
 def _bert(label: str):
     def compute(
-        data, references=None, reduction="max", embedding_model=None, device=None, batch_size=None
+        data,
+        references=None,
+        reduction="max",
+        embedding_model=None,
+        device=None,
+        batch_size=None,
+        context=None,
     ) -> Score:
         from .multiref import bertscore
 
@@ -84,23 +90,26 @@ def _bert(label: str):
             model=embedding_model,
             device=device,
             batch_size=batch_size or 64,
+            context=context,
         )[label]
 
     return compute
 
 
-for _n in range(1, 5):
-    register(
+# quality scores (closeness to the references): direction "higher" = closer to the references
+TABLE = [
+    *(
         Metric(
-            f"ref-bleu-{_n}",
-            f"multi-reference BLEU-{_n} (value: corpus BLEU; needs references)",
-            _bleu(_n),
+            f"ref-bleu-{n}",
+            f"multi-reference BLEU-{n} (value: corpus BLEU; needs references)",
+            _bleu(n),
             settings=(CORPUS,),
             options=(*_LEXICAL, "smoothing"),
             direction="higher",
+            citation="Papineni et al. 2002",
         )
-    )
-register(
+        for n in range(1, 5)
+    ),
     Metric(
         "ref-rouge-l",
         "ROUGE-L F (rouge-score), best reference (needs references)",
@@ -109,9 +118,8 @@ register(
         options=("references", "reduction", "variant"),
         extra="reference",
         direction="higher",
-    )
-)
-register(
+        citation="Lin 2004",
+    ),
     Metric(
         "ref-meteor",
         "METEOR (nltk + WordNet 3.0), best reference (needs references)",
@@ -120,9 +128,8 @@ register(
         options=_LEXICAL,
         extra="reference",
         direction="higher",
-    )
-)
-register(
+        citation="Banerjee & Lavie 2005",
+    ),
     Metric(
         "ref-embedding-average",
         "embedding average (spaCy en_core_web_md vectors), best reference (needs references)",
@@ -131,17 +138,21 @@ register(
         options=_LEXICAL,
         extra="reference",
         direction="higher",
-    )
-)
-for _label, _what in (("P", "precision"), ("R", "recall"), ("F", "F1")):
-    register(
+        citation="Liu et al. 2016",
+    ),
+    *(
         Metric(
-            f"ref-bertscore-{_label.lower()}",
-            f"BERTScore {_what} (MiniLM-L6 layer 6), best reference (needs references)",
-            _bert(_label),
+            f"ref-bertscore-{label.lower()}",
+            f"BERTScore {what} (MiniLM-L6 layer 6), best reference (needs references)",
+            _bert(label),
             settings=(CORPUS,),
             options=_MODEL,
             extra="models",
             direction="higher",
+            citation="Zhang et al. 2020",
         )
-    )
+        for label, what in (("P", "precision"), ("R", "recall"), ("F", "F1"))
+    ),
+]
+
+register_all(TABLE)

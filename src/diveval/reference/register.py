@@ -1,47 +1,35 @@
-"""Registry entries of the LSDSCC metrics (sets setting; they need ``reference_groups``)."""
+"""Registry table of the LSDSCC metrics (sets setting; they need ``reference_groups``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
-from ..registry import Metric, register
+from ..registry import Metric, register_all
 from ..results import SETS, Score
 
 _OPTIONS = ("reference_groups", "aligner", "embedding_model", "device", "batch_size", "progress")
 
-# The three metrics share one alignment: `diveval score -m lsdscc-mds -m lsdscc-pds` computes it
-# once. One entry, keyed by the inputs' content (so a list changed in place is not served stale).
-_last: dict[str, Any] = {}
 
-
-def _freeze(x: Any) -> Any:
-    if isinstance(x, str):
-        return x
-    if isinstance(x, dict):
-        return ("dict", tuple((k, _freeze(v)) for k, v in x.items()))
-    if isinstance(x, (list, tuple)):
-        return tuple(_freeze(v) for v in x)
-    return ("id", id(x))
-
-
-def _corpus(data, reference_groups, aligner, options):
+def _corpus(data, reference_groups, aligner, options, context: RunContext):
+    """The alignment of a run, computed once: `diveval score -m lsdscc-mds -m lsdscc-pds` shares
+    it through the run's context (the data and reference groups are the run's own, so the key
+    needs only the choices that change the alignment)."""
     from .lsdscc import lsdscc_corpus
 
     al_key = aligner if isinstance(aligner, (str, type(None))) else ("id", id(aligner))
     key = (
-        _freeze(data),
-        _freeze(reference_groups),
+        "lsdscc",
+        id(data),
+        id(reference_groups),
         al_key,
         tuple(sorted((k, v) for k, v in options.items() if k != "progress")),
     )
-    if _last.get("key") == key:
-        return _last["result"]
-    result = lsdscc_corpus(data, reference_groups, aligner or "bleu", **options)
-    _last.clear()
-    _last.update(key=key, aligner=aligner, result=result)  # holding the aligner keeps its id unique
-    return result
+    return context.memo(
+        key, lambda: lsdscc_corpus(data, reference_groups, aligner or "bleu", **options)
+    )
 
 
 def _make(metric: str):
@@ -53,6 +41,7 @@ def _make(metric: str):
         device=None,
         batch_size=None,
         progress=None,
+        context: RunContext | None = None,
     ) -> Score:
         if reference_groups is None:
             raise InputError(
@@ -71,13 +60,19 @@ def _make(metric: str):
         if progress:
             options["progress"] = True
         as_setting(data, SETS)  # refuses a corpus (list of strings) with a clear message
-        return _corpus(data, reference_groups, aligner, options).score(metric)
+        return _corpus(
+            data,
+            reference_groups,
+            aligner,
+            options,
+            context if context is not None else RunContext(),
+        ).score(metric)
 
     compute.__name__ = metric.replace("-", "_")
     return compute
 
 
-register(
+TABLE = [
     Metric(
         "lsdscc-mds",
         "LSDSCC Mean Diversity Score: share of reference groups the set covers "
@@ -86,9 +81,8 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
-register(
+        citation="Xu et al. 2018",
+    ),
     Metric(
         "lsdscc-pds",
         "LSDSCC Probabilistic Diversity Score: share of references in the groups "
@@ -97,9 +91,9 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
-register(
+        citation="Xu et al. 2018",
+    ),
+    # a quality score (closeness to the references): "higher" = closer
     Metric(
         "lsdscc-maxbleu",
         "LSDSCC MaxBLEU: mean best aligner score of each response against its "
@@ -108,5 +102,8 @@ register(
         settings=(SETS,),
         options=_OPTIONS,
         direction="higher",
-    )
-)
+        citation="Xu et al. 2018",
+    ),
+]
+
+register_all(TABLE)

@@ -125,11 +125,12 @@ def score(
     4). num_gpus: GPUs per actor. batch_rows: sets (or texts) per batch.
     """
     from ..data import as_setting
-    from ..registry import metrics_for
+    from ..registry import check_options, metrics_for
 
     setting, items = as_setting(data)
     chosen = metrics_for(metrics, setting)
     names = [m.name for m in chosen]
+    check_options(options, chosen)  # a typo fails here, before a cluster starts
     if concurrency is not None and concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
     ray = _ray(address)
@@ -203,7 +204,8 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
         )
         state = _merge_all(_collect(done, "state"))
         for name, (metric, n) in ngram.items():
-            results[name] = state.result(metric, n=n, vocab=options.get("vocab") or 30522)
+            vocab = options.get("vocab") or 30522
+            results[name] = state.result(metric, n=n, vocab=vocab).with_metric(name)
     for name in names:
         max_n = self_bleu_order(name)
         if max_n is None:
@@ -220,7 +222,7 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
             _self_bleu_pass2, batch_size=size, fn_kwargs={"table": table}, batch_format="numpy"
         )
         values = np.concatenate([r["values"] for r in pass2.take_all()])
-        results[name] = ray.get(table).result(values)
+        results[name] = ray.get(table).result(values).with_metric(name)
     rest = [n for n in names if n not in results]
     if rest:  # no mergeable form: one task over the whole input, same code as one process
         task = ray.remote(api.score)

@@ -250,5 +250,5 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
         state = states[0].merge(*states[1:])
         vocab = first.options.get("vocab", 30522)
         for name, (metric, n) in first.ngram_metrics.items():
-            out[name] = state.result(metric, n=n, vocab=vocab)
+            out[name] = state.result(metric, n=n, vocab=vocab).with_metric(name)
     return {name: out[name] for name in first.names if name in out}

@@ -338,7 +338,7 @@ class SelfBleuState:
         lowercase: bool = False,
         include_self: bool = False,
     ):
-        from ..lexical.bleu import resolve_smoothing, resolve_weights
+        from ..text.bleu import resolve_smoothing, resolve_weights
 
         try:
             self.max_n, _ = resolve_weights(max_n, None)
@@ -457,7 +457,7 @@ class SelfBleuState:
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Pass 2: the Self-BLEU of each of ``texts`` (sentences counted in this state) against
         all the other sentences of the merged input."""
-        from ..lexical.bleu import bleu_from_counts, resolve_weights
+        from ..text.bleu import bleu_from_counts, resolve_weights
 
         need = 1 if self.include_self else 2
         if self.n_texts < need:

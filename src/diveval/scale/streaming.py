@@ -233,5 +233,5 @@ def stream_score(
             vocab,
             signature_extra,
             lambda k: counts[k][2],
-        )
+        ).with_metric(name)
     return out

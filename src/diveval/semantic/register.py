@@ -1,8 +1,10 @@
-"""Registry entries of the semantic (model-backed) diversity metrics."""
+"""Registry table of the semantic (model-backed) diversity metrics: one ``Metric`` row each.
+
+The small functions below only import the model code lazily (``import diveval`` stays cheap)."""
 
 from __future__ import annotations
 
-from ..registry import Metric, register
+from ..registry import Metric, register_all
 from ..results import CORPUS, SETS
 
 _MODEL_OPTIONS = ("device", "batch_size", "cache_dir", "progress")
@@ -43,19 +45,21 @@ _NLI_DESCRIPTIONS = {
     "confidence": "NLI Diversity weighted by P(contradiction) / -P(entailment) (Stasaski & Hearst 2022)",
     "counts": "NLI label counts per set; value: mean contradictions per set",
 }
-for _variant, _text in _NLI_DESCRIPTIONS.items():
-    register(
+
+TABLE = [
+    *(
         Metric(
-            f"nli-{_variant}",
-            _text,
-            _nli(_variant),
+            f"nli-{variant}",
+            text,
+            _nli(variant),
             settings=(SETS,),
             options=("nli_model", *_MODEL_OPTIONS),
-            extra="nli",
+            extra="nli",  # "models" for HF models
             direction="higher",
+            citation="Stasaski & Hearst 2022",
         )
-    )  # "models" for HF models
-register(
+        for variant, text in _NLI_DESCRIPTIONS.items()
+    ),
     Metric(
         "sent-bert",
         "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
@@ -64,9 +68,8 @@ register(
         options=("embedding_model", *_MODEL_OPTIONS),
         extra="models",
         direction="higher",
-    )
-)
-register(
+        citation="Tevet & Berant 2021",
+    ),
     Metric(
         "vendi",
         "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
@@ -75,9 +78,8 @@ register(
         options=("embedding_model", *_MODEL_OPTIONS),
         extra="models",
         direction="higher",
-    )
-)
-register(
+        citation="Friedman & Dieng 2022",
+    ),
     Metric(
         "vendi-ngram",
         "Vendi Score with the cosine kernel of 1-2-gram counts, q=1",
@@ -85,5 +87,8 @@ register(
         settings=(CORPUS, SETS),
         options=("tokenizer", "lowercase"),
         direction="higher",
-    )
-)
+        citation="Friedman & Dieng 2022",
+    ),
+]
+
+register_all(TABLE)

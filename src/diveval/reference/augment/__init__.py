@@ -1,43 +1,23 @@
-"""SCARCE reference augmentation (Gangal et al., Findings of ACL 2021).
+"""Deprecated import path: SCARCE augmentation is the top-level package :mod:`diveval.augment`.
 
-- ``corpus``: dialogue corpora (JSON lines, multirefeval, DailyDialog++, chitchat-dataset);
-- ``retrieval``: three-field BM25 retrieval (past, response, future) with bm25s;
-- ``commonsense``: the ``KnowledgeSource`` protocol, precomputed COMET-style records, templates;
-- ``adapters``: the ``ContextAdapter`` protocol (identity by default);
-- ``pipeline``: ``augment(items, retriever, k, knowledge, adapter)``.
+``diveval.reference.augment`` and its submodules (``.retrieval``, ``.pipeline``, ...) still import,
+with a DeprecationWarning, and are the very same module objects as ``diveval.augment``'s.
 """
 
-from .adapters import ContextAdapter, IdentityAdapter
-from .commonsense import TEMPLATES, Inference, KnowledgeSource, PrecomputedKnowledge, to_sentence
-from .corpus import (
-    Dialogue,
-    DialogueCorpus,
-    load_chitchat,
-    read_corpus,
-    read_dailydialog_plusplus,
-    read_dialogues_jsonl,
-    read_multirefeval,
-)
-from .pipeline import augment
-from .retrieval import BM25Retriever, Query, Retrieved
+from __future__ import annotations
 
-__all__ = [
-    "ContextAdapter",
-    "IdentityAdapter",
-    "TEMPLATES",
-    "Inference",
-    "KnowledgeSource",
-    "PrecomputedKnowledge",
-    "to_sentence",
-    "Dialogue",
-    "DialogueCorpus",
-    "load_chitchat",
-    "read_corpus",
-    "read_dailydialog_plusplus",
-    "read_dialogues_jsonl",
-    "read_multirefeval",
-    "augment",
-    "BM25Retriever",
-    "Query",
-    "Retrieved",
-]
+import importlib
+import sys
+import warnings
+
+warnings.warn(
+    "diveval.reference.augment moved to diveval.augment; the old path will be removed",
+    DeprecationWarning,
+    stacklevel=2,
+)
+
+from diveval.augment import *  # noqa: E402,F403  (the alias re-exports the package)
+from diveval.augment import __all__  # noqa: E402,F401
+
+for _sub in ("adapters", "commonsense", "corpus", "pipeline", "retrieval"):
+    sys.modules[f"{__name__}.{_sub}"] = importlib.import_module(f"diveval.augment.{_sub}")

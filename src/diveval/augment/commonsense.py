@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
-from ...errors import InputError
+from ..errors import InputError
 
 #: relation -> sentence template; ``{}`` receives the inference text.
 TEMPLATES: Mapping[str, str] = {
@@ -81,7 +81,7 @@ class PrecomputedKnowledge:
     """Inferences read from a JSON-lines file of ``{"id" | "utterance", "relation", "text"}``."""
 
     def __init__(self, path: str, relations: Sequence[str] | None = None):
-        from ...io.readers import iter_jsonl
+        from ..io.readers import iter_jsonl
 
         self.name = "precomputed:" + os.path.basename(path)
         self.relations = tuple(relations) if relations is not None else None

@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
-from ...errors import InputError
+from ..errors import InputError
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ def load_chitchat(
         try:
             import chitchat_dataset
         except ImportError:
-            from ...errors import MissingDependencyError
+            from ..errors import MissingDependencyError
 
             raise MissingDependencyError(
                 "the chitchat corpus (pip install chitchat-dataset)", "reference"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ...errors import InputError
+from ..errors import InputError
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import KnowledgeSource, to_sentence
 from .retrieval import BM25Retriever, Query, normalise
@@ -65,7 +65,7 @@ def augment(
     progress: bool = False,
 ) -> list[dict]:
     """Add up to ``k`` retrieved references (and any commonsense ones) to every item."""
-    from ...report.progress import track
+    from ..report.progress import track
 
     items = list(items)
     if retriever is None and knowledge is None:
@@ -160,7 +160,7 @@ def read_items(path: str) -> list[dict]:
     reference files)."""
     import json
 
-    from ...io.readers import iter_jsonl, read_text
+    from ..io.readers import iter_jsonl, read_text
 
     text = read_text(path)
     if text.lstrip().startswith("["):

@@ -1,4 +1,4 @@
-"""diveval.lexical.bleu against nltk (sentence and corpus BLEU) and sacrebleu (corpus BLEU)."""
+"""diveval.text.bleu against nltk (sentence and corpus BLEU) and sacrebleu (corpus BLEU)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from conftest import diversity_eval_sets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diveval.lexical.bleu import (
+from diveval.text.bleu import (
     SMOOTHING_METHODS,
     BleuStats,
     closest_ref_length,

