@@ -115,6 +115,8 @@ def _reader_class():
     return _WordNet30
 
 
+# A per-process cache is safe here: the WordNet reader is only read after loading, and lru_cache
+# is thread-safe (two threads may at worst load it once each).
 @lru_cache(maxsize=1)
 def load_wordnet() -> tuple[Any, str]:
     """(reader, description) of the first WordNet found; raises WordNetMissingError naming what to install."""

@@ -136,6 +136,8 @@ TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
 }
 
 
+# A per-process cache is safe here: a tokenizer is immutable after construction (it holds no
+# per-call state) and lru_cache is thread-safe; at worst two threads build the same one once each.
 @lru_cache(maxsize=32)
 def _cached(name: str, lowercase: bool) -> Tokenizer:
     return TOKENIZERS[name](lowercase=lowercase)
