@@ -198,15 +198,14 @@ def _read_txt(path: str, text: str) -> InputData:
     return InputData(path, CORPUS, items, records, tuple(skipped))
 
 
-def _string_list(value: Any, key: str, path: str, line: int) -> list[str]:
+def _not_strings(value: Any, key: str) -> str | None:
+    """Why ``value`` is not a list of strings (naming the first bad entry), or None."""
     if not isinstance(value, list):
-        raise InputError(
-            f'"{key}" must be a list of strings, got {type(value).__name__}', path, line
-        )
+        return f'"{key}" must be a list of strings, got {type(value).__name__}'
     for i, v in enumerate(value):
         if not isinstance(v, str):
-            raise InputError(f'"{key}"[{i}] must be a string, got {type(v).__name__}', path, line)
-    return value
+            return f'"{key}"[{i}] must be a string, got {type(v).__name__}'
+    return None
 
 
 def _text_fields(rec: dict[str, Any]) -> list[str]:
@@ -278,13 +277,9 @@ class _RecordReader:
         return InputError(f"{self.unit} {where}: {problem}", self.path)
 
     def strings(self, value: Any, key: str, where: int) -> list[str]:
-        if not isinstance(value, list):
-            raise self.error(
-                f'"{key}" must be a list of strings, got {type(value).__name__}', where
-            )
-        for i, v in enumerate(value):
-            if not isinstance(v, str):
-                raise self.error(f'"{key}"[{i}] must be a string, got {type(v).__name__}', where)
+        problem = _not_strings(value, key)
+        if problem:
+            raise self.error(problem, where)
         return value
 
     def add(self, rec: dict[str, Any], field: str | None, where: int) -> None:
@@ -416,9 +411,10 @@ def read_responses(path: str, fmt: str | None = None) -> list[str]:
             raise InputError(f"record has none of {', '.join(RESPONSE_KEYS)}", path, lineno)
         for key in keys:
             value = rec[key]
-            texts.extend(
-                [value] if isinstance(value, str) else _string_list(value, key, path, lineno)
-            )
+            problem = None if isinstance(value, str) else _not_strings(value, key)
+            if problem:
+                raise InputError(problem, path, lineno)
+            texts.extend([value] if isinstance(value, str) else value)
     texts = [t for t in texts if not _is_empty(t)]
     if not texts:
         raise InputError("no responses in the file", path)
