@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from . import add_json_flag, help_formatter
+from .options import add_bootstrap_options, bootstrap_arguments
 
 EPILOG = """examples:
   diveval correlate systems.csv --human human --by dataset --metric distinct --metric ead
@@ -54,26 +55,6 @@ def add_parser(sub):
     return p
 
 
-def add_bootstrap_options(p, fraction: float) -> None:
-    g = p.add_argument_group("bootstrap")
-    g.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)"
-    )
-    g.add_argument(
-        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
-    )
-    g.add_argument(
-        "--fraction",
-        type=float,
-        default=fraction,
-        help=f"share of rows in each resample (default {fraction:g})",
-    )
-    g.add_argument(
-        "--no-replace", action="store_true", help="draw each resample without replacement"
-    )
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-
-
 def run(args) -> int:
     from ..errors import InputError
     from ..io.readers import read_records
@@ -89,11 +70,7 @@ def run(args) -> int:
             args.metrics,
             methods,
             group_by=args.by,
-            n_resamples=args.resamples or None,
-            confidence=args.confidence,
-            fraction=args.fraction,
-            replace=not args.no_replace,
-            seed=args.seed,
+            **bootstrap_arguments(args),
             progress=lambda jobs: track(jobs, "correlating", total=len(jobs)),
         )
     except InputError as exc:

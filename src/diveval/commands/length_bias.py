@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from . import add_json_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter
 
 EPILOG = """examples:
   diveval length-bias                                   designated distribution, lengths 5..40
@@ -45,14 +45,7 @@ def add_parser(sub):
         default="5:40:5",
         help="START:END[:STEP] (inclusive) or L1,L2,... (default 5:40:5)",
     )
-    p.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="NAME",
-        help="a corpus metric (repeatable); default distinct-1 and ead",
-    )
+    add_metric_flag(p, "a corpus metric (repeatable); default distinct-1 and ead")
     p.add_argument("--sets", type=int, default=10, help="sets drawn per length (default 10)")
     p.add_argument("--responses", type=int, default=2000, help="responses per set (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from . import add_json_flag, help_formatter
+from .options import bootstrap_arguments
 
 EPILOG = """examples:
   diveval meta tevet con_test_200_with_hds_resp_gen.csv --metric avg-distinct --metric cos-diversity
@@ -63,8 +64,7 @@ def add_parser(sub):
     t.add_argument(
         "--values", action="store_true", help="with --json: include per-row metric values"
     )
-    from .correlate import add_bootstrap_options
-    from .options import add_model_options
+    from .options import add_bootstrap_options, add_model_options
 
     add_bootstrap_options(t, fraction=0.5)
     add_model_options(t)
@@ -106,11 +106,7 @@ def run_tevet(args) -> int:
                 args.metrics,
                 tokenizer=args.tokenizer,
                 lowercase=args.lowercase,
-                n_resamples=args.resamples or None,
-                confidence=args.confidence,
-                fraction=args.fraction,
-                replace=not args.no_replace,
-                seed=args.seed,
+                **bootstrap_arguments(args),
                 decimals=args.decimals,
                 progress=True,
                 **options,

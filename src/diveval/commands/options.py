@@ -58,3 +58,34 @@ def parse_vocab(value: Any) -> Any:
     from ..io.readers import read_input
 
     return read_input(value, "txt").items
+
+
+def bootstrap_arguments(args) -> dict:
+    """The keyword arguments of the bootstrap flags of :func:`add_bootstrap_options`."""
+    return {
+        "n_resamples": args.resamples or None,
+        "confidence": args.confidence,
+        "fraction": args.fraction,
+        "replace": not args.no_replace,
+        "seed": args.seed,
+    }
+
+
+def add_bootstrap_options(p, fraction: float) -> None:
+    g = p.add_argument_group("bootstrap")
+    g.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)"
+    )
+    g.add_argument(
+        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
+    )
+    g.add_argument(
+        "--fraction",
+        type=float,
+        default=fraction,
+        help=f"share of rows in each resample (default {fraction:g})",
+    )
+    g.add_argument(
+        "--no-replace", action="store_true", help="draw each resample without replacement"
+    )
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..io.readers import FORMATS
-from . import add_json_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter
 from .options import add_model_options, metric_options, parse_vocab
 
 __all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older import paths kept
@@ -40,14 +40,7 @@ def add_parser(sub):
         help="the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
         "e.g. positive_responses for DailyDialog++",
     )
-    p.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="NAME",
-        help="a metric name (repeatable); default: the lexical metrics",
-    )
+    add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
     p.add_argument(
         "--tokenizer", default="whitespace", help="whitespace (default), 13a, bert, tevet"
     )

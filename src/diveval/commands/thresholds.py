@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter
 
 EPILOG = """examples:
   diveval thresholds ../shared/data/dailydialog-plusplus/dev.json
@@ -25,13 +25,9 @@ def add_parser(sub):
     p.add_argument(
         "input", help='JSON lines: DailyDialog++ records or {"responses": [...]} per line'
     )
-    p.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="NAME",
-        help="a preset (avg-distinct, sent-bert, nli) or a sets metric (repeatable; "
+    add_metric_flag(
+        p,
+        "a preset (avg-distinct, sent-bert, nli) or a sets metric (repeatable; "
         "default: avg-distinct)",
     )
     p.add_argument("--percentile", "-p", type=float, default=90.0, help="default 90")
