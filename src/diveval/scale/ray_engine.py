@@ -72,7 +72,6 @@ class _ModelScorer:
 
 
 def _ngram_state_batch(batch: dict, orders: list[int], tokenizer: str, lowercase: bool) -> dict:
-    from .states import NgramState
 
     state = NgramState(orders, tokenizer, lowercase)
     state.update([str(t) for t in batch["text"]])
@@ -100,12 +99,7 @@ def _collect(ds, column: str) -> list:
 
 
 def _merge_all(states: list) -> Any:
-    if isinstance(states[0], NgramState):
-        return states[0].merge(*states[1:])
-    merged = states[0]
-    for s in states[1:]:
-        merged = merged.merge(s)
-    return merged
+    return states[0].merge(*states[1:])
 
 
 def score(

@@ -417,26 +417,39 @@ class SelfBleuState:
             np.concatenate([m1, np.ones(int(has2.sum()), np.int64), mult]),
         )
 
-    def merge(self, other: SelfBleuState) -> SelfBleuState:
-        if not isinstance(other, SelfBleuState) or other.settings() != self.settings():
-            theirs = other.settings() if isinstance(other, SelfBleuState) else type(other).__name__
-            raise InputError(
-                f"cannot merge states of different settings: {self.settings()} and {theirs}"
-            )
+    def merge(self, *others: SelfBleuState) -> SelfBleuState:
+        """A new state for the union of this input and the others' (one top-2 pass per order,
+        however many states), as :meth:`NgramState.merge`."""
+        for other in others:
+            if not isinstance(other, SelfBleuState) or other.settings() != self.settings():
+                theirs = (
+                    other.settings() if isinstance(other, SelfBleuState) else type(other).__name__
+                )
+                raise InputError(
+                    f"cannot merge states of different settings: {self.settings()} and {theirs}"
+                )
         out = SelfBleuState(
             self.max_n, self.smoothing, self.tokenizer, self.lowercase, self.include_self
         )
-        out._merge_lengths(self.lengths)
-        out._merge_lengths(other.lengths)
+        for state in (self, *others):
+            out._merge_lengths(state.lengths)
         for n in out.tables:
-            k, c1, m1, c2 = other.tables[n]
-            has2 = c2 > 0
-            out.tables[n] = self._combine(
-                self.tables[n],
-                np.concatenate([k, k[has2]]),
-                np.concatenate([c1, c2[has2]]),
-                np.concatenate([m1, np.ones(int(has2.sum()), np.int64)]),
-            )
+            keys, counts, mult = [], [], []
+            for state in others:
+                k, c1, m1, c2 = state.tables[n]
+                has2 = c2 > 0  # each table row stands for its c1 (m1 times) and its c2 (once)
+                keys += [k, k[has2]]
+                counts += [c1, c2[has2]]
+                mult += [m1, np.ones(int(has2.sum()), np.int64)]
+            if others:
+                out.tables[n] = self._combine(
+                    self.tables[n],
+                    np.concatenate(keys),
+                    np.concatenate(counts),
+                    np.concatenate(mult),
+                )
+            else:
+                out.tables[n] = self.tables[n]
         return out
 
     def _closest_other_length(self, lengths: np.ndarray) -> np.ndarray:
