@@ -57,6 +57,15 @@ def test_corpus_metrics_reduce_from_mergeable_states(local_ray):
     assert dict(remote["distinct-4"].details) == dict(local["distinct-4"].details)
 
 
+def test_corpus_reference_metrics_and_vendi_by_block(local_ray):
+    texts = [t for s in example_sets(4) for t in s]
+    refs = [[t.upper(), " ".join(reversed(t.split())) or "x"] for t in texts]
+    names = ["ref-bleu-2", "ref-rouge-l", "vendi", "distinct-2"]
+    local = diveval.score(texts, names, references=refs)
+    remote = diveval.score(texts, names, engine="ray", batch_rows=6, references=refs)
+    assert_same_scores(local, remote, tol=1e-9)
+
+
 def test_unknown_engine_is_an_input_error():
     with pytest.raises(diveval.InputError, match="unknown engine"):
         diveval.score(["a b"], ["distinct-1"], engine="spark")

@@ -91,5 +91,31 @@ def test_per_item_options_are_sliced_with_the_items(tmp_path):
     local = diveval.score(texts, names, references=refs, reduction="max")
     merged = run_sharded(texts, names, 3, tmp_path, references=refs, reduction="max")
     assert_same_scores(local, merged)
-    with pytest.raises(InputError, match="ref-bleu-2: no one-pass mergeable form"):
-        score_shard(texts, ["ref-bleu-2"], (0, 2), references=refs)  # corpus BLEU pools stats
+
+
+@pytest.mark.parametrize("smoothing", ["method1", None, "method7", "coco"])
+def test_pooled_corpus_bleu_merges_from_summed_statistics(smoothing, tmp_path):
+    rng = random.Random(11)
+    words = "the a cat dog sat ran on mat off up".split()
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 8))) for _ in range(40)]
+    refs = [
+        [" ".join(rng.choices(words, k=rng.randint(2, 9))) for _ in range(rng.randint(1, 3))]
+        for _ in texts
+    ]
+    names = ["ref-bleu-2", "ref-bleu-4", "distinct-2"]
+    options = {"references": refs, "smoothing": smoothing}
+    local = diveval.score(texts, names, **options)
+    # pooled BLEU is not the mean of the sentence values, so a join alone would differ
+    assert local["ref-bleu-2"].value != pytest.approx(local["ref-bleu-2"].items.mean(), abs=1e-6)
+    for count in (3, 64):  # 64 shards of 40 items: some shards are empty
+        merged = run_sharded(texts, names, count, tmp_path, **options)
+        assert_same_scores(local, merged)
+        assert merged["ref-bleu-4"].value == local["ref-bleu-4"].value
+
+
+def test_corpus_vendi_merges_from_gram_states(tmp_path):
+    sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()]
+    texts = [t for s in sets for t in s] * 2  # repeats: the local run dedups, the Gram adds
+    names = ["vendi", "distinct-1"]
+    local = diveval.score(texts, names)
+    assert_same_scores(local, run_sharded(texts, names, 3, tmp_path), tol=1e-9)

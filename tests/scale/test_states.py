@@ -186,3 +186,26 @@ def test_self_bleu_state_errors():
         two.merge(SelfBleuState(max_n=2))
     with pytest.raises(InputError):
         SelfBleuState(smoothing="method99")
+
+
+@pytest.mark.parametrize("q", [0.5, 1.0, 2.0, "inf"])
+def test_gram_state_equals_the_vendi_of_all_rows(q, tmp_path):
+    from diveval.scale import GramState
+    from diveval.semantic.vendi import vendi_from_eigenvalues, vendi_from_features
+
+    rng = np.random.default_rng(4)
+    for n_rows, dim in ((7, 12), (40, 5)):  # fewer rows than dimensions, and more
+        x = rng.normal(size=(n_rows, dim))
+        x[[1, 4]] = 0.0  # rows with no direction
+        want = vendi_from_features(x, q)
+        parts = [GramState(dim).update(x[i : i + 3]) for i in range(0, n_rows, 3)]
+        merged = parts[0].merge(*parts[1:])
+        assert merged.n_rows == n_rows and merged.n_empty == 2
+        assert vendi_from_eigenvalues(merged.eigenvalues(), q) == pytest.approx(want, rel=1e-9)
+        merged.save(tmp_path / "g.state")
+        again = GramState.load(tmp_path / "g.state")
+        assert np.array_equal(again.gram, merged.gram) and again.n_empty == 2
+    with pytest.raises(InputError, match="different settings"):
+        GramState(3).merge(GramState(4))
+    with pytest.raises(InputError, match="at least one item"):
+        GramState(3).eigenvalues()

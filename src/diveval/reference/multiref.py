@@ -43,6 +43,7 @@ from ..errors import InputError, MissingDependencyError
 from ..models.bertscore import bert_scorer, default_bertscore_model
 from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
+from ..text.bleu import BleuStats
 from ..text.tokenizers import Tokenizer, get_tokenizer
 
 REDUCTIONS = ("max", "mean")
@@ -194,6 +195,31 @@ def _coco_bleu(matches, totals, hyp_len: int, ref_len: int, n: int) -> float:
     return value
 
 
+def pooled_bleu_stats(
+    h_toks: Sequence[Sequence[str]], r_toks: Sequence[Sequence[Sequence[str]]], n: int
+) -> tuple[BleuStats, tuple[int, int] | None]:
+    """What pooled (multi-reference corpus) BLEU-n needs: the summed statistics, which add over
+    any split of the items (shards, Ray batches), and the 5-gram precision (numerator,
+    denominator) of the last item, which nltk's method5 and method7 take from the last segment."""
+    from ..text.bleu import corpus_stats, segment_stats
+
+    last = segment_stats(h_toks[-1], r_toks[-1], 5) if len(h_toks) else None
+    p5 = (last.matches[4], last.totals[4] + last.empty[4]) if last is not None else None
+    return corpus_stats(h_toks, r_toks, n), p5
+
+
+def pooled_bleu_value(
+    stats: BleuStats, p5: tuple[int, int] | None, n: int, smoothing: Any = "method1"
+) -> float:
+    """Pooled BLEU-n from its statistics: nltk's corpus_bleu with uniform weights, or the
+    pycocoevalcap convention for ``smoothing="coco"``."""
+    from ..text.bleu import nltk_corpus_bleu_from_stats, resolve_smoothing
+
+    if smoothing == "coco":
+        return _coco_bleu(stats.matches, stats.totals, stats.hyp_len, stats.ref_len, n)
+    return nltk_corpus_bleu_from_stats(stats, resolve_smoothing(smoothing), p5)
+
+
 def bleu(
     hypotheses,
     references,
@@ -212,13 +238,7 @@ def bleu(
     every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
     computed from the same statistics.
     """
-    from ..text.bleu import (
-        corpus_bleu,
-        corpus_stats,
-        resolve_smoothing,
-        segment_stats,
-        sentence_bleu,
-    )
+    from ..text.bleu import resolve_smoothing, segment_stats, sentence_bleu
 
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction, BLEU_REDUCTIONS)
@@ -241,11 +261,7 @@ def bleu(
         )  # method0's zero-precision warning, once per call is noise
         if reduction == "multi":
             items = np.array([sent(h, rs) for h, rs in zip(h_toks, r_toks)], dtype=float)
-            if coco:
-                st = corpus_stats(h_toks, r_toks, n)
-                value = _coco_bleu(st.matches, st.totals, st.hyp_len, st.ref_len, n)
-            else:
-                value = corpus_bleu(h_toks, r_toks, max_n=n, smoothing=smoothing)
+            value = pooled_bleu_value(*pooled_bleu_stats(h_toks, r_toks, n), n, smoothing)
         else:
             per_ref = _per_reference(h_toks, r_toks, lambda h, r: sent(h, [r]))
             items = _reduce(per_ref, reduction)

@@ -1,5 +1,5 @@
 """Past one process: mergeable metric states (see :mod:`diveval.scale.states`)."""
 
-from .states import NgramState, SelfBleuState
+from .states import GramState, NgramState, SelfBleuState
 
-__all__ = ["NgramState", "SelfBleuState"]
+__all__ = ["GramState", "NgramState", "SelfBleuState"]

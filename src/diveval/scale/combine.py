@@ -73,14 +73,15 @@ def joinable(score: Score) -> bool:
     return score.metric.startswith("ref-") and not pooled
 
 
-def join_set_scores(parts: Sequence[Score]) -> Score:
+def join_set_scores(parts: Sequence[Score], value: float | None = None) -> Score:
     """The Score of all items from the Scores of consecutive shards (in order): per-item values
-    concatenated, the headline their mean (see :func:`joinable`)."""
+    concatenated, the headline their mean (see :func:`joinable`), or ``value`` where the caller
+    computed a headline that is not a mean (pooled corpus BLEU from summed statistics)."""
     if not parts:
         raise InputError("nothing to join: no shard scores")
     head = parts[0]
     for p in parts:
-        if not joinable(p):
+        if value is None and not joinable(p) or p.items is None or not len(p.items):
             raise InputError(f"{p.metric}: not a mean of per-item values; it cannot be joined")
         if (p.metric, p.signature) != (head.metric, head.signature):
             raise InputError(
@@ -89,4 +90,5 @@ def join_set_scores(parts: Sequence[Score]) -> Score:
     items = np.concatenate([np.asarray(p.items) for p in parts])
     sizes = [len(p.items) for p in parts]  # type: ignore[arg-type]  # joinable: items exist
     details = {k: _join(k, [p.details[k] for p in parts], sizes) for k in head.details}
-    return Score(head.metric, float(items.mean()), head.signature, head.setting, items, details)
+    headline = float(items.mean()) if value is None else value
+    return Score(head.metric, headline, head.signature, head.setting, items, details)

@@ -130,7 +130,7 @@ def score(
     ray = _ray(address)
     options.pop("progress", None)  # Ray shows no per-run bars on workers
     if setting == CORPUS:
-        return _score_corpus(ray, items, names, batch_rows or 50_000, options)
+        return _score_corpus(ray, items, names, batch_rows or 50_000, options, num_gpus)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     pool = concurrency or max(1, min(4, cpus))
     from ..registry import PER_ITEM_OPTIONS
@@ -172,7 +172,9 @@ def score(
     return {n: join_set_scores(parts[n]) for n in names}
 
 
-def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) -> dict:
+def _score_corpus(
+    ray, texts: list, names: list[str], size: int, options: dict, num_gpus: float
+) -> dict:
     from .. import api
 
     tokenizer = options.get("tokenizer") or "whitespace"
@@ -217,8 +219,29 @@ def _score_corpus(ray, texts: list, names: list[str], size: int, options: dict) 
         )
         values = np.concatenate([r["values"] for r in pass2.take_all()])
         results[name] = ray.get(table).result(values).with_metric(name)
+    parted = [n for n in names if n not in results and (n.startswith("ref-") or n == "vendi")]
+    if parted:  # per-item ref-* scores, pooled BLEU statistics, Vendi Gram states: by block
+        results.update(_score_corpus_blocks(ray, texts, parted, size, options, num_gpus))
     rest = [n for n in names if n not in results]
     if rest:  # no mergeable form: one task over the whole input, same code as one process
         task = ray.remote(api.score)
         results.update(ray.get(task.remote(texts, rest, **options)))
     return {n: results[n] for n in names}
+
+
+def _score_corpus_blocks(
+    ray, texts: list, names: list[str], size: int, options: dict, num_gpus: float
+) -> dict:
+    """Corpus metrics that shards can carry (see :mod:`diveval.scale.shards`), one Ray task per
+    block of ``size`` texts (per-item options sliced with them), merged as shard files are."""
+    from .combine import per_item_options
+    from .shards import merge_shards, score_part, shard_slice
+
+    count = max(1, -(-len(texts) // size))
+    task = ray.remote(num_gpus=num_gpus)(score_part) if num_gpus else ray.remote(score_part)
+    futures = []
+    for i in range(count):
+        span = shard_slice(len(texts), i, count)
+        opts = per_item_options(options, span)
+        futures.append(task.remote(CORPUS, texts[span], names, opts, (i, count), len(texts)))
+    return merge_shards(ray.get(futures))

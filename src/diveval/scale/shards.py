@@ -7,10 +7,12 @@ A shard file holds, per metric, what the merge needs:
 * sets setting: the shard's per-set Score (every sets metric is per set), joined by
   :func:`diveval.scale.combine.join_set_scores`;
 * corpus setting: a mergeable state (:class:`~diveval.scale.states.NgramState`) for Distinct-n,
-  avg-distinct and EAD-n; the ``ref-*`` metrics scored item by item (a max or mean reduction) are
-  joined like sets. Corpus metrics without a one-pass mergeable form (Self-BLEU needs two passes,
-  Vendi every text at once, corpus BLEU its pooled statistics) are refused with the
-  alternatives, never computed on a part and passed off as the whole.
+  avg-distinct and EAD-n, and a :class:`~diveval.scale.states.GramState` for the embedding
+  Vendi Score; the ``ref-*`` metrics are joined like sets, pooled corpus BLEU (``ref-bleu-n``,
+  reduction "multi") with its headline from the shards' summed BLEU statistics. Corpus metrics
+  without a one-pass mergeable form (Self-BLEU needs two passes over the texts, the n-gram Vendi
+  kernel a feature space as large as the n-gram vocabulary) are refused with the alternatives,
+  never computed on a part and passed off as the whole.
 
 Options with one value per item (references, reference groups) are sliced with the items.
 
@@ -20,6 +22,7 @@ value and signature.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -30,7 +33,7 @@ import numpy as np
 from ..errors import InputError
 from ..results import SETS, Score
 from .combine import join_set_scores, per_item_options
-from .states import STATE_FORMAT, NgramState, ngram_metric
+from .states import STATE_FORMAT, GramState, NgramState, ngram_metric
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -60,6 +63,10 @@ class ShardResult:
         self.set_scores: dict[str, Score] = {}
         self.ngram_metrics: dict[str, tuple[str, int]] = {}
         self.ngrams: NgramState | None = None
+        # pooled corpus BLEU (ref-bleu-n, reduction "multi"): per metric, the shard's summed
+        # statistics and the 5-gram precision of its last item (nltk's method5/7 take the last's)
+        self.pooled_bleu: dict[str, dict[str, Any]] = {}
+        self.gram: GramState | None = None  # corpus Vendi (embedding kernel)
         self.names: list[str] = []  # the run's metrics, in order
 
     # -- files ---------------------------------------------------------------------------------
@@ -83,6 +90,7 @@ class ShardResult:
             "options": self.options,
             "set_scores": scores,
             "ngram_metrics": self.ngram_metrics,
+            "pooled_bleu": self.pooled_bleu,
             "names": self.names,
         }
         if self.ngrams is not None:
@@ -93,6 +101,13 @@ class ShardResult:
             }
             for n in self.ngrams.orders:
                 arrays[f"keys::{n}"] = self.ngrams.keys(n)
+        if self.gram is not None:
+            header["gram"] = {
+                **self.gram.settings(),
+                "n_rows": self.gram.n_rows,
+                "n_empty": self.gram.n_empty,
+            }
+            arrays["gram"] = self.gram.gram
         with open(path, "wb") as fh:
             np.savez(fh, header=np.array(json.dumps(header)), **arrays)
 
@@ -121,6 +136,7 @@ class ShardResult:
                         details,
                     )
                 out.names = list(header["names"])
+                out.pooled_bleu = dict(header["pooled_bleu"])
                 out.ngram_metrics = {
                     k: (v[0], int(v[1])) for k, v in header["ngram_metrics"].items()
                 }
@@ -132,6 +148,11 @@ class ShardResult:
                         state.totals[n] = int(g["totals"][str(n)])
                         state._keys[n] = np.asarray(data[f"keys::{n}"], dtype=np.uint64)
                     out.ngrams = state
+                if "gram" in header:
+                    g = header["gram"]
+                    out.gram = GramState(g["dim"], g["signature"])
+                    out.gram.gram = np.asarray(data["gram"], dtype=np.float64)
+                    out.gram.n_rows, out.gram.n_empty = int(g["n_rows"]), int(g["n_empty"])
         except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
             raise InputError(f"{path}: not a diveval shard file ({exc})") from None
         return out
@@ -165,7 +186,6 @@ def score_shard(
     data: Any, metrics: Iterable[str] | None, shard: tuple[int, int], **options: Any
 ) -> ShardResult:
     """Score shard ``(i, N)`` of ``data`` for a later :func:`merge_shards`."""
-    from ..api import score
     from ..data import as_setting
     from ..registry import default_metrics, get_metric
 
@@ -175,29 +195,55 @@ def score_shard(
         get_metric(n)  # unknown names fail before any work
     index, count = shard
     span = shard_slice(len(items), index, count)
-    part = items[span]
-    options = per_item_options(options, span)
+    return score_part(
+        setting, items[span], names, per_item_options(options, span), shard, len(items)
+    )
+
+
+def score_part(
+    setting: str,
+    part: list,
+    names: list[str],
+    options: dict[str, Any],
+    shard: tuple[int, int],
+    n_items: int,
+) -> ShardResult:
+    """The ShardResult of ``part`` (shard ``shard`` of an input of ``n_items`` items), its
+    per-item options already sliced: what a shard process or a Ray task computes."""
+    from ..api import score
+
     kept = {
         k: options[k] for k in ("tokenizer", "lowercase", "vocab") if options.get(k) is not None
     }
-    out = ShardResult(setting, (index, count), len(items), kept)
+    out = ShardResult(setting, shard, n_items, kept)
+    out.names = names
     if setting == SETS:
         if part:
             out.set_scores = score(part, names, **options)
-        out.names = names
         return out
-    pooled_bleu = options.get("reduction") in (None, "multi")  # corpus BLEU pools statistics
-    by_item = [
-        n for n in names if n.startswith("ref-") and not (n.startswith("ref-bleu") and pooled_bleu)
-    ]
-    if by_item and part:
-        out.set_scores = score(part, by_item, **options)
-    refused = [n for n in names if ngram_metric(n) is None and n not in by_item]
+    by_item = [n for n in names if n.startswith("ref-")]  # pooled BLEU too: its items join
+    refused = [n for n in names if ngram_metric(n) is None and n not in by_item and n != "vendi"]
     if refused:
         raise InputError(
             f"{', '.join(refused)}: no one-pass mergeable form in the corpus setting; run "
             "without --shard, or use engine='ray' (Self-BLEU in two passes) or the API "
             "(diveval.scale.SelfBleuState)"
+        )
+    if by_item and part:
+        out.set_scores = score(part, by_item, **options)
+    if options.get("reduction") in (None, "multi"):
+        out.pooled_bleu = {
+            n: _pooled_bleu_state(part, options, out.set_scores.get(n))
+            for n in by_item
+            if n.startswith("ref-bleu-")
+        }
+    if "vendi" in names and part:
+        from ..semantic.vendi import embedding_gram_state
+
+        out.gram = embedding_gram_state(
+            part,
+            options.get("embedding_model"),
+            **{k: options.get(k) for k in ("batch_size", "device", "cache_dir")},
         )
     tokenizer = options.get("tokenizer") or "whitespace"
     if not isinstance(tokenizer, str):
@@ -209,7 +255,6 @@ def score_shard(
     if orders:
         out.ngrams = NgramState(sorted(orders), tokenizer, bool(options.get("lowercase")))
         out.ngrams.update(part)
-    out.names = names
     return out
 
 
@@ -243,8 +288,16 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
     out: dict[str, Score] = {}
     for name in first.names:
         parts = [s.set_scores[name] for s in ordered if name in s.set_scores]
+        pooled = None
+        if name in first.pooled_bleu:
+            pooled = _pooled_bleu_value([s.pooled_bleu[name] for s in ordered])
         if parts:  # per-set metrics, and corpus metrics scored item by item
-            out[name] = join_set_scores(parts)
+            out[name] = join_set_scores(parts, pooled)
+    grams = [s.gram for s in ordered if s.gram is not None]
+    if grams:
+        from ..semantic.vendi import vendi_from_gram
+
+        out["vendi"] = vendi_from_gram(grams[0].merge(*grams[1:]))
     states = [s.ngrams for s in ordered if s.ngrams is not None]
     if states:
         state = states[0].merge(*states[1:])
@@ -252,3 +305,35 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
         for name, (metric, n) in first.ngram_metrics.items():
             out[name] = state.result(metric, n=n, vocab=vocab).with_metric(name)
     return {name: out[name] for name in first.names if name in out}
+
+
+def _pooled_bleu_state(part: list, options: dict[str, Any], shard_score: Score | None) -> dict:
+    from ..reference.multiref import check_references, pooled_bleu_stats
+    from ..text.tokenizers import get_tokenizer
+
+    if shard_score is None:  # an empty shard adds nothing
+        return {"stats": None}
+    fields = dict(f.split(":", 1) for f in shard_score.signature.split("|")[1:])
+    tok = get_tokenizer(options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
+    hyps, refs = check_references(part, options.get("references"))
+    r_toks = [tok.tokenize_many(r) for r in refs]
+    stats, p5 = pooled_bleu_stats(tok.tokenize_many(hyps), r_toks, int(fields["n"]))
+    # the smoothing the shard's Score was computed with (its signature names it)
+    return {"stats": dataclasses.asdict(stats), "p5": p5, "smoothing": fields["smooth"]}
+
+
+def _pooled_bleu_value(parts: list[dict[str, Any]]) -> float:
+    """ref-bleu-n's headline from the shards' summed statistics, pooled as the one-process run
+    pools them (the mean of the items would differ)."""
+    from ..reference.multiref import pooled_bleu_value
+    from ..text.bleu import BleuStats
+
+    stats = [
+        BleuStats(**{k: tuple(v) if isinstance(v, list) else v for k, v in p["stats"].items()})
+        for p in parts
+        if p["stats"] is not None
+    ]
+    p5 = next(tuple(p["p5"]) for p in reversed(parts) if p["stats"] is not None)
+    total = sum(stats[1:], stats[0])
+    smoothing = next(p["smoothing"] for p in parts if p["stats"] is not None)
+    return pooled_bleu_value(total, p5, total.max_n, smoothing)

@@ -41,7 +41,7 @@ from ..lexical.ead import (
     vocabulary_warnings,
 )
 from ..results import CORPUS, Score, make_signature
-from ..text.ngrams import HASH_STEP, mix64, ngram_starts, unique_sorted
+from ..text.ngrams import HASH_STEP, mix64, ngram_starts, union_sorted, unique_sorted
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
 
@@ -238,7 +238,14 @@ class NgramState:
         out.n_texts = sum(s.n_texts for s in everyone)
         for n in self.orders:
             out.totals[n] = sum(s.totals[n] for s in everyone)
-            out._keys[n] = unique_sorted(np.concatenate([s.keys(n) for s in everyone]))
+
+        def union(n: int) -> np.ndarray:
+            return union_sorted([s.keys(n) for s in everyone])
+
+        # one thread per order, as update(): numpy's sort releases the GIL
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for n, keys in zip(self.orders, pool.map(union, self.orders)):
+                out._keys[n] = keys
         return out
 
     # -- results -------------------------------------------------------------------------------
@@ -547,3 +554,79 @@ class SelfBleuState:
             setting=CORPUS,
         )
         return Score("self-bleu", float(per.mean()), sig, CORPUS, per, {})
+
+
+class GramState:
+    """Corpus Vendi Score (cosine kernel of feature rows) at any scale: the d x d matrix
+    G = sum of x x^T over the unit-length rows x, and the row count n.
+
+    The kernel K = X X^T and X^T X share their nonzero eigenvalues, so the Vendi Score of the
+    whole corpus is that of the eigenvalues of G / n, and G adds over any split of the rows (each
+    shard or Ray batch embeds its own texts; the merge is a sum of d x d matrices, 384 x 384 for
+    MiniLM). Rows with no direction (norm 0) are orthogonal to every other row and identical to
+    one another (as :mod:`diveval.semantic.vendi` treats them): they add one eigenvalue, their
+    count / n. ``signature`` carries the one-process signature's choices (model, fingerprint,
+    device), so the merged Score's signature is the one-process run's.
+    """
+
+    kind: ClassVar[str] = "gram"
+
+    def __init__(self, dim: int, signature: dict[str, Any] | None = None):
+        self.dim = int(dim)
+        self.signature = dict(signature or {})
+        self.gram = np.zeros((self.dim, self.dim))
+        self.n_rows = 0
+        self.n_empty = 0
+
+    def settings(self) -> dict[str, Any]:
+        return {"kind": self.kind, "dim": self.dim, "signature": self.signature}
+
+    def update(self, features: np.ndarray) -> GramState:
+        x = np.asarray(features, dtype=np.float64)
+        if x.ndim != 2 or x.shape[1] != self.dim:
+            raise InputError(f"a GramState of dimension {self.dim} got features of shape {x.shape}")
+        norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+        keep = norms > 0
+        unit = x[keep] / norms[keep, None]
+        self.gram += unit.T @ unit
+        self.n_rows += x.shape[0]
+        self.n_empty += int((~keep).sum())
+        return self
+
+    def merge(self, *others: GramState) -> GramState:
+        for other in others:
+            if not isinstance(other, GramState) or other.settings() != self.settings():
+                theirs = other.settings() if isinstance(other, GramState) else type(other).__name__
+                raise InputError(
+                    f"cannot merge states of different settings: {self.settings()} and {theirs}"
+                )
+        out = GramState(self.dim, self.signature)
+        for s in (self, *others):
+            out.gram += s.gram
+            out.n_rows += s.n_rows
+            out.n_empty += s.n_empty
+        return out
+
+    def eigenvalues(self) -> np.ndarray:
+        """The nonzero-kernel eigenvalues of K / n (they sum to 1)."""
+        if self.n_rows == 0:
+            raise InputError("the Vendi Score needs at least one item")
+        g = (self.gram + self.gram.T) / 2
+        values = np.linalg.eigvalsh(g)
+        if self.n_empty:
+            values = np.append(values, float(self.n_empty))
+        return values / self.n_rows
+
+    def save(self, path: str | Path) -> None:
+        extra = {"n_rows": self.n_rows, "n_empty": self.n_empty}
+        _save(path, self, extra, {"gram": self.gram})
+
+    @classmethod
+    def load(cls, path: str | Path) -> GramState:
+        def build(header, data):
+            state = cls(header["dim"], header["signature"])
+            state.gram = np.asarray(data["gram"], dtype=np.float64)
+            state.n_rows, state.n_empty = int(header["n_rows"]), int(header["n_empty"])
+            return state
+
+        return _load(path, cls.kind, build)

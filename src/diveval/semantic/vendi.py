@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models.devices import signature_device
-from ..results import SETS, Score, make_signature
+from ..results import CORPUS, SETS, Score, make_signature
 
 KERNELS = ("embedding", "ngram")
 
@@ -148,6 +148,43 @@ def ngram_features(prep, n_max: int = 2):
     return sparse.hstack(blocks, format="csr")  # duplicate entries summed: counts
 
 
+def embedding_gram_state(
+    texts: list[str],
+    model: Any = None,
+    *,
+    batch_size: Optional[int] = None,
+    device: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+):
+    """The mergeable state (:class:`diveval.scale.states.GramState`) of the embedding-kernel
+    Vendi Score of ``texts``: for a corpus split in shards or Ray batches."""
+    from ..scale.states import GramState
+    from .embedding_diversity import embed_texts
+
+    feats, emb = embed_texts(
+        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+    )
+    state = GramState(feats.shape[1], _embedding_choices(emb))
+    return state.update(feats)
+
+
+def vendi_from_gram(state, q: Union[float, str] = 1.0) -> Score:
+    """The corpus Vendi Score (value and signature of :func:`vendi`) from a merged GramState."""
+    q = parse_order(q)
+    value = vendi_from_eigenvalues(state.eigenvalues(), q)
+    sig = make_signature("vendi", **state.signature, q=_fmt_q(q), setting=CORPUS)
+    return Score("vendi", value, sig, CORPUS)
+
+
+def _embedding_choices(emb: Any) -> dict[str, Any]:
+    return {
+        "kernel": "embedding",
+        "model": emb.name,
+        "fp": emb.fingerprint,
+        "dev": signature_device(emb),
+    }
+
+
 def _fmt_q(q: float) -> str:
     return "inf" if math.isinf(q) else f"{q:g}"
 
@@ -206,12 +243,7 @@ def vendi(
             texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
         )
         name = "vendi"
-        choices = {
-            "kernel": "embedding",
-            "model": emb.name,
-            "fp": emb.fingerprint,
-            "dev": signature_device(emb),
-        }
+        choices = _embedding_choices(emb)
     if setting == SETS:
         empty = [i for i in range(n_groups) if not np.any(group == i)]
         if empty:

@@ -470,6 +470,16 @@ def corpus_bleu(
     return _score_stats(stats, weights, smoothing, epsilon, k, auto_reweigh, p5)
 
 
+def nltk_corpus_bleu_from_stats(
+    stats: BleuStats, smoothing: str | int | None = "method1", p5: tuple[int, int] | None = None
+) -> float:
+    """nltk's corpus BLEU with uniform weights up to ``stats.max_n`` from summed statistics (what
+    a sharded run adds up); p5: the last segment's 5-gram precision, for method5/method7 only."""
+    smoothing = resolve_smoothing(smoothing)
+    weights = resolve_weights(stats.max_n, None)[1]
+    return _score_stats(stats, weights, smoothing, 0.1, 5, False, p5)
+
+
 # --------------------------------------------------------------------------------------------
 # sacrebleu convention
 
