@@ -328,11 +328,11 @@ def _pooled_bleu_value(parts: list[dict[str, Any]]) -> float:
     from ..reference.multiref import pooled_bleu_value
     from ..text.bleu import BleuStats
 
-    stats = [
-        BleuStats(**{k: tuple(v) if isinstance(v, list) else v for k, v in p["stats"].items()})
-        for p in parts
-        if p["stats"] is not None
-    ]
+    def stats_of(d: dict[str, Any]) -> BleuStats:
+        tuples = ("matches", "totals", "empty")
+        return BleuStats(**{k: tuple(v) if k in tuples else int(v) for k, v in d.items()})
+
+    stats = [stats_of(p["stats"]) for p in parts if p["stats"] is not None]
     p5 = next(tuple(p["p5"]) for p in reversed(parts) if p["stats"] is not None)
     total = sum(stats[1:], stats[0])
     smoothing = next(p["smoothing"] for p in parts if p["stats"] is not None)
