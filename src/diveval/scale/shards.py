@@ -329,8 +329,8 @@ def _pooled_bleu_value(parts: list[dict[str, Any]]) -> float:
     from ..text.bleu import BleuStats
 
     def stats_of(d: dict[str, Any]) -> BleuStats:
-        tuples = ("matches", "totals", "empty")
-        return BleuStats(**{k: tuple(v) if k in tuples else int(v) for k, v in d.items()})
+        orders = (tuple(d["matches"]), tuple(d["totals"]), tuple(d["empty"]))
+        return BleuStats(*orders, int(d["hyp_len"]), int(d["ref_len"]), int(d["segments"]))
 
     stats = [stats_of(p["stats"]) for p in parts if p["stats"] is not None]
     p5 = next(tuple(p["p5"]) for p in reversed(parts) if p["stats"] is not None)
