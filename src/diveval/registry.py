@@ -24,6 +24,7 @@ KNOWN_OPTIONS = (
     "nli_model",
     "embedding_model",
     "device",
+    "precision",
     "batch_size",
     "cache_dir",
     "aligner",

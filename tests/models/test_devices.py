@@ -80,3 +80,50 @@ def test_a_non_cpu_device_is_recorded_in_the_signature():
     finally:
         GPUEmbedder.device = "cuda:1"
     assert signature_device(object()) is None
+
+
+def test_precision_names_and_auto_by_device(monkeypatch):
+    import torch
+
+    from diveval.models.devices import check_precision_name, resolve_precision
+
+    assert check_precision_name(None) is None and check_precision_name("FP32") is None
+    assert check_precision_name("bf16") == "bf16"
+    with pytest.raises(InputError, match="unknown precision 'half'"):
+        check_precision_name("half")
+    assert resolve_precision("auto", "cpu") == "fp32"
+    assert resolve_precision("fp16", "cpu") == "fp16"  # asked for: done, and recorded
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    assert resolve_precision("auto", "cuda:0") == "bf16"
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: False)
+    assert resolve_precision("auto", "cuda") == "fp16"
+
+
+def test_default_batch_size_grows_with_free_gpu_memory(monkeypatch):
+    import torch
+
+    from diveval.models.devices import batch_size_for
+
+    gib = 1 << 30
+    assert batch_size_for("cpu", 64) == 64
+    for free, want in ((2 * gib, 32), (8 * gib, 64), (20 * gib, 128), (70 * gib, 512)):
+        monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device, f=free: (f, 80 * gib))
+        assert batch_size_for("cuda:0", 32) == want
+
+
+def test_precision_of_models_that_cannot_be_cast_is_refused(capsys):
+    with pytest.raises(InputError, match="precision fp16 applies to Hugging Face models"):
+        resolve_nli_model(None, precision="fp16")
+    assert resolve_nli_model(None, precision="auto") is resolve_nli_model(None)
+    code, _, err = run(capsys, "score", "examples/sets.jsonl", "-m", "nli-baseline",
+                       "--precision", "bf16")  # fmt: skip
+    assert code == 2 and "applies to Hugging Face models" in err and "Traceback" not in err
+
+
+def test_half_precision_embedder_signature_and_values():
+    sets = [["a cat sat on the mat", "the dog ran", "hello there"], ["yes", "no", "maybe so"]]
+    full = diveval.score(sets, ["sent-bert"])["sent-bert"]
+    half = diveval.score(sets, ["sent-bert"], precision="bf16")["sent-bert"]
+    assert "prec:" not in full.signature and "prec:bf16" in half.signature
+    assert half.signature != full.signature
+    np.testing.assert_allclose(half.items, full.items, atol=2e-2)

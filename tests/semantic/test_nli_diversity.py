@@ -390,3 +390,25 @@ def test_cli_scores_with_a_local_model_and_fills_the_disk_cache(tiny_roberta, tm
         assert db.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 6 + 6
     code = main(["score", str(path), "-m", "nli-baseline", "--nli-model", str(tmp_path / "none")])
     assert code == 2 and "no such file or folder" in capsys.readouterr().err
+
+
+def test_half_precision_hf_backend_is_close_and_recorded(tiny_roberta, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from diveval.models.hf_nli import HFNLIModel
+
+    folder, tokenizer, model = tiny_roberta
+    full = HFNLIModel(str(folder), device="cpu")
+    half = HFNLIModel(str(folder), device="cpu", precision="bf16")
+    assert (full.precision, half.precision) == ("fp32", "bf16")
+    assert half.fingerprint != full.fingerprint  # a cache never mixes the two
+    got = half.predict(SENTENCES, SENTENCES[::-1])
+    want = manual_probs(tokenizer, model, SENTENCES, SENTENCES[::-1])
+    np.testing.assert_allclose(got, want, atol=2e-2)  # bf16 keeps about 3 significant digits
+    assert got.dtype == np.float64
+    sets = [SENTENCES[:4], SENTENCES[4:]]
+    sig = nli_diversity(sets, model=str(folder), device="cpu", precision="bf16").signature
+    assert "prec:bf16" in sig
+    assert "prec:" not in nli_diversity(sets, model=str(folder), device="cpu").signature
+    # auto on the CPU is fp32: the same signature as no precision at all
+    auto = nli_diversity(sets, model=str(folder), device="cpu", precision="auto")
+    assert "prec:" not in auto.signature

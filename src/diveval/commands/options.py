@@ -39,7 +39,16 @@ def add_model_options(p: Any) -> None:
     g.add_argument(
         "--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when present)"
     )
-    g.add_argument("--batch-size", type=int, default=None, help="model batch size")
+    g.add_argument(
+        "--precision",
+        choices=("fp32", "fp16", "bf16", "auto"),
+        default=None,
+        help="Hugging Face models' precision (default fp32; auto: bf16 or fp16 on a GPU, fp32 on "
+        "the CPU); recorded in signatures",
+    )
+    g.add_argument(
+        "--batch-size", type=int, default=None, help="model batch size (default: by device)"
+    )
     g.add_argument(
         "--cache", dest="cache_dir", default=None, help="folder of an on-disk score cache"
     )

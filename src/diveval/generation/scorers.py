@@ -179,6 +179,7 @@ def _model_fingerprint(preset: Preset, options: Mapping[str, Any]) -> tuple[str,
         options.get(preset.model_option or ""),
         device=options.get("device"),
         batch_size=options.get("batch_size"),
+        precision=options.get("precision"),
     )
     return model.name, model.fingerprint
 

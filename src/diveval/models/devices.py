@@ -10,7 +10,7 @@ not a silent fall-back.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import InputError
 
@@ -66,3 +66,71 @@ def signature_device(model: object) -> Optional[str]:
         if isinstance(device, str):
             return None if device == "cpu" else device
     return None
+
+
+PRECISIONS = ("fp32", "fp16", "bf16", "auto")
+
+
+def check_precision_name(precision: Optional[str]) -> Optional[str]:
+    """The precision's spelling only (no torch import): None (fp32), or an InputError."""
+    if precision is None or precision == "":
+        return None
+    name = str(precision).strip().lower()
+    if name not in PRECISIONS:
+        raise InputError(f"unknown precision {precision!r}: use {', '.join(PRECISIONS)}")
+    return None if name == "fp32" else name
+
+
+def resolve_precision(precision: Optional[str], device: str) -> str:
+    """The precision a torch backend runs in on ``device``: fp32 unless asked otherwise. ``auto``
+    is bf16 on a GPU that has it (compute capability 8 or more), else fp16 on CUDA, and fp32 on
+    the CPU (half precision there is slower, not faster). Half precision changes the numbers
+    slightly, so it is never the default, and signatures and cache keys record it."""
+    name = check_precision_name(precision) or "fp32"
+    if name != "auto":
+        return name
+    if not device.startswith("cuda"):
+        return "fp32"
+    import torch
+
+    return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+
+
+def cast_module(module: Any, precision: str) -> Any:
+    """``module`` in ``precision`` (fp32: unchanged), in place as torch's ``.to`` does."""
+    if precision == "fp32":
+        return module
+    import torch
+
+    return module.to({"fp16": torch.float16, "bf16": torch.bfloat16}[precision])
+
+
+def signature_precision(model: object) -> Optional[str]:
+    """The precision a backend (or the backend a cache wraps) runs in, for a signature; None for
+    fp32, so fp32 signatures stay as they were."""
+    for obj in (model, getattr(model, "model", None)):
+        precision = getattr(obj, "precision", None)
+        if isinstance(precision, str):
+            return None if precision == "fp32" else precision
+    return None
+
+
+# batch sizes by GPU memory: the CPU defaults were chosen for a few GiB of RAM; a GPU with more
+# free memory takes larger batches (fewer kernel launches): x2 each time the free memory doubles
+# past 4 GiB (8 GiB: x2, 64 GiB: x16), a rule of thumb that keeps BERT-size models well inside
+# memory at their maximum sequence length
+_GIB = 1 << 30
+
+
+def batch_size_for(device: str, cpu_default: int) -> int:
+    """The default batch size on ``device``: ``cpu_default`` on the CPU; on CUDA, scaled by the
+    free memory (see above)."""
+    if not device.startswith("cuda"):
+        return cpu_default
+    import torch
+
+    free, _ = torch.cuda.mem_get_info(torch.device(device))
+    scale = 1
+    while scale < 16 and free >= 4 * _GIB * scale * 2:
+        scale *= 2
+    return cpu_default * scale

@@ -31,7 +31,8 @@ def default_embedder_path() -> Path:
 class SentenceTransformerEmbedder:
     """An Embedder over a sentence-transformers model (hub name or folder; default: offline MiniLM).
 
-    batch_size: texts per forward pass; progress: sentence-transformers' progress bar (None: when
+    batch_size: texts per forward pass (None: 64, more on a GPU with free memory); precision:
+    fp32 (default), fp16, bf16 or auto (see ``models.devices``); progress: a spinner (None: when
     stderr is a terminal and there are more than a few batches).
     """
 
@@ -40,14 +41,16 @@ class SentenceTransformerEmbedder:
         name_or_path: Optional[str] = None,
         *,
         device: Optional[str] = None,
-        batch_size: int = 64,
+        batch_size: Optional[int] = None,
         progress: Optional[bool] = None,
         name: Optional[str] = None,
+        precision: Optional[str] = None,
     ):
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise MissingDependencyError("sentence embedders", "models") from None
+        from .devices import batch_size_for, cast_module, resolve_precision
         from .fingerprint import state_dict_fingerprint
         from .hf_nli import display_name, pick_device
 
@@ -64,8 +67,11 @@ class SentenceTransformerEmbedder:
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
         self.model.eval()
-        self.batch_size = max(1, int(batch_size))
+        self.precision = resolve_precision(precision, self.device)
+        cast_module(self.model, self.precision)
+        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 64)))
         self.progress = progress
+        # after the cast: half-precision weights hash differently, so caches keep them apart
         self.fingerprint = state_dict_fingerprint(
             self.model, f"max_seq_length:{getattr(self.model, 'max_seq_length', None)}"
         )

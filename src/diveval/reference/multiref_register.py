@@ -9,7 +9,7 @@ from ..registry import Metric, register_all
 from ..results import CORPUS, Score
 
 _LEXICAL = ("references", "reduction", "tokenizer", "lowercase")
-_MODEL = ("references", "reduction", "embedding_model", "device", "batch_size")
+_MODEL = ("references", "reduction", "embedding_model", "device", "batch_size", "precision")
 _WHY = 'needs references: one list per response (JSONL field "references")'
 
 
@@ -79,6 +79,7 @@ def _bert(label: str):
         device=None,
         batch_size=None,
         context=None,
+        precision=None,
     ) -> Score:
         from .multiref import bertscore
 
@@ -91,6 +92,7 @@ def _bert(label: str):
             device=device,
             batch_size=batch_size or 64,
             context=context,
+            precision=precision,
         )[label]
 
     return compute

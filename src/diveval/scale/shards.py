@@ -243,7 +243,7 @@ def score_part(
         out.gram = embedding_gram_state(
             part,
             options.get("embedding_model"),
-            **{k: options.get(k) for k in ("batch_size", "device", "cache_dir")},
+            **{k: options.get(k) for k in ("batch_size", "device", "cache_dir", "precision")},
         )
     tokenizer = options.get("tokenizer") or "whitespace"
     if not isinstance(tokenizer, str):

@@ -13,7 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..data import require_pairs, require_sets
-from ..models.devices import signature_device
+from ..models.devices import signature_device, signature_precision
 from ..results import SETS, Score, make_signature
 
 
@@ -31,12 +31,14 @@ def embed_texts(
     batch_size: Optional[int] = None,
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
+    precision: Optional[str] = None,
 ):
     """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once."""
     from ..models.cache import cached_embedder
     from ..models.resolve import resolve_embedder
 
-    emb = cached_embedder(resolve_embedder(model, device=device, batch_size=batch_size), cache_dir)
+    backend = resolve_embedder(model, device=device, batch_size=batch_size, precision=precision)
+    emb = cached_embedder(backend, cache_dir)
     return emb.encode(texts), emb
 
 
@@ -48,6 +50,7 @@ def embedding_diversity(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
+    precision: Optional[str] = None,
 ) -> Score:
     """Minus the mean pairwise cosine similarity of each set's sentence embeddings, and the mean.
 
@@ -60,7 +63,7 @@ def embedding_diversity(
     require_pairs(sizes, "sent-bert")
     texts = [t for s in items for t in s]
     vectors, emb = embed_texts(
-        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
     )
     x = unit_rows(vectors)
     values = np.empty(len(items))
@@ -76,6 +79,7 @@ def embedding_diversity(
         model=emb.name,
         fp=emb.fingerprint,
         dev=signature_device(emb),
+        prec=signature_precision(emb),
         sim="cosine",
         pairs="unordered",
         setting=SETS,

@@ -27,7 +27,7 @@ import numpy as np
 from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
-from ..models.devices import signature_device
+from ..models.devices import signature_device, signature_precision
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")
@@ -73,6 +73,7 @@ def nli_predictions(
     batch_size: Optional[int] = None,
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
+    precision: Optional[str] = None,
 ):
     """(probs [pairs, 3], set index of each pair, sizes, the cached model) for all ordered pairs."""
     from ..models.cache import cached_nli
@@ -81,7 +82,8 @@ def nli_predictions(
     items, sizes = _validate(sets)
     texts = [t for s in items for t in s]
     first, second, owner = ordered_pairs(sizes)
-    nli = cached_nli(resolve_nli_model(model, device=device, batch_size=batch_size), cache_dir)
+    backend = resolve_nli_model(model, device=device, batch_size=batch_size, precision=precision)
+    nli = cached_nli(backend, cache_dir)
     probs = nli.predict([texts[i] for i in first], [texts[j] for j in second])
     return probs, owner, sizes, nli
 
@@ -101,6 +103,7 @@ def nli_diversity(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     metric: Optional[str] = None,
+    precision: Optional[str] = None,
 ) -> Score:
     """NLI Diversity of each response set and their mean (Stasaski & Hearst 2022).
 
@@ -115,7 +118,7 @@ def nli_diversity(
             f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}"
         )
     probs, owner, sizes, nli = nli_predictions(
-        sets, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+        sets, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
     )
     n_sets = sizes.size
     per_set = np.bincount(owner, weights=pair_scores(probs, variant), minlength=n_sets)
@@ -128,6 +131,7 @@ def nli_diversity(
         model=nli.name,
         fp=nli.fingerprint,
         dev=signature_device(nli),
+        prec=signature_precision(nli),
         pairs="ordered",
         agg="count" if counting else "sum",
         setting=SETS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..registry import Metric, register_all
 from ..results import CORPUS, SETS
 
-_MODEL_OPTIONS = ("device", "batch_size", "cache_dir", "progress")
+_MODEL_OPTIONS = ("device", "precision", "batch_size", "cache_dir", "progress")
 
 
 def _nli(variant: str):

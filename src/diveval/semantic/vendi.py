@@ -31,7 +31,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..errors import InputError
-from ..models.devices import signature_device
+from ..models.devices import signature_device, signature_precision
 from ..results import CORPUS, SETS, Score, make_signature
 
 KERNELS = ("embedding", "ngram")
@@ -155,6 +155,7 @@ def embedding_gram_state(
     batch_size: Optional[int] = None,
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
+    precision: Optional[str] = None,
 ):
     """The mergeable state (:class:`diveval.scale.states.GramState`) of the embedding-kernel
     Vendi Score of ``texts``: for a corpus split in shards or Ray batches."""
@@ -162,7 +163,7 @@ def embedding_gram_state(
     from .embedding_diversity import embed_texts
 
     feats, emb = embed_texts(
-        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
     )
     state = GramState(feats.shape[1], _embedding_choices(emb))
     return state.update(feats)
@@ -182,6 +183,7 @@ def _embedding_choices(emb: Any) -> dict[str, Any]:
         "model": emb.name,
         "fp": emb.fingerprint,
         "dev": signature_device(emb),
+        "prec": signature_precision(emb),
     }
 
 
@@ -202,6 +204,7 @@ def vendi(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
+    precision: Optional[str] = None,
 ) -> Score:
     """The Vendi Score of a corpus (one value) or of each response set (and their mean).
 
@@ -240,7 +243,12 @@ def vendi(
         else:
             texts, group, n_groups = items, np.zeros(len(items), np.int64), 1
         feats, emb = embed_texts(
-            texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir
+            texts,
+            model,
+            batch_size=batch_size,
+            device=device,
+            cache_dir=cache_dir,
+            precision=precision,
         )
         name = "vendi"
         choices = _embedding_choices(emb)
