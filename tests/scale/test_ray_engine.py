@@ -105,3 +105,36 @@ def test_per_item_options_travel_with_their_sets(local_ray):
     local = diveval.score(sets, names, reference_groups=groups)
     remote = diveval.score(sets, names, engine="ray", batch_rows=2, reference_groups=groups)
     assert_same_scores(local, remote)
+
+
+def test_inputs_read_by_ray_data_on_the_cluster(local_ray, tmp_path):
+    import datasets
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from diveval.scale.ray_read import read_dataset
+
+    sets = example_sets()
+    texts = [t for s in sets for t in s]
+    jsonl = tmp_path / "sets.jsonl"
+    jsonl.write_text(
+        "".join(json.dumps({"id": i, "responses": s}) + "\n" for i, s in enumerate(sets))
+    )
+    pq.write_table(pa.table({"response": texts}), tmp_path / "texts.parquet")
+    datasets.Dataset.from_dict({"answers": sets}).save_to_disk(str(tmp_path / "hf"))
+    set_names = ["distinct-2", "self-bleu", "nli-baseline", "sent-bert"]
+    local_sets = diveval.score(sets, set_names)
+    for path, field in ((jsonl, None), (tmp_path / "hf", "answers")):
+        remote = diveval.score(read_dataset(str(path), field), set_names, engine="ray")
+        assert_same_scores(local_sets, remote)
+    corpus_names = ["distinct-1", "ead", "self-bleu-2", "vendi"]
+    remote = diveval.score(
+        read_dataset(str(tmp_path / "texts.parquet")), corpus_names, engine="ray"
+    )
+    assert_same_scores(diveval.score(texts, corpus_names), remote, tol=1e-9)
+    with pytest.raises(diveval.InputError, match="none of the fields responses, response, text"):
+        read_dataset(str(tmp_path / "hf"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"responses": ["a", "b"]}\n{"responses": ["c", 3]}\n')
+    with pytest.raises(diveval.InputError, match="bad.jsonl.*not a list of strings"):
+        diveval.score(read_dataset(str(bad)), ["distinct-1"], engine="ray")

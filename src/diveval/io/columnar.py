@@ -46,6 +46,12 @@ def parquet_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def datasets_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a folder written by ``datasets.Dataset.save_to_disk``."""
+    return _rows(datasets_table(path))
+
+
+def datasets_table(path: str) -> Any:
+    """The pyarrow Table of a folder written by ``datasets.Dataset.save_to_disk`` (memory-mapped
+    Arrow stream files)."""
     if os.path.exists(os.path.join(path, "dataset_dict.json")):
         with open(os.path.join(path, "dataset_dict.json"), encoding="utf-8") as fh:
             splits = json.load(fh).get("splits", [])
@@ -65,4 +71,4 @@ def datasets_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(f"not a readable datasets folder ({exc})", path) from None
     if not tables:
         raise InputError("the datasets folder lists no data files", path)
-    return _rows(pa.concat_tables(tables))
+    return pa.concat_tables(tables)

@@ -9,8 +9,14 @@ Ray Data carries the input (rows of sets, or rows of texts) in order (``preserve
   GPUs); inside a batch the metric deduplicates its pairs and texts as in one process, and the
   model cache (``cache_dir``) is shared by every actor on a machine.
 * corpus setting: Distinct-n, avg-distinct, EAD-n and Self-BLEU are reduced from mergeable states
-  (:mod:`diveval.scale.states`; Self-BLEU in two passes). Corpus metrics without a mergeable form
-  (Vendi, reference-based metrics) run as one Ray task on the whole input.
+  (:mod:`diveval.scale.states`; Self-BLEU in two passes); the ``ref-*`` metrics (pooled BLEU by
+  its summed statistics) and the embedding Vendi Score (a d x d Gram state) run as one task per
+  block of texts and merge as shard files do. The n-gram Vendi kernel has no mergeable form: one
+  Ray task on the whole input.
+
+The input is a list (read on the driver) or a Ray Dataset of one column, ``responses`` or
+``text``, read on the cluster by :func:`diveval.scale.ray_read.read_dataset` (JSON lines, Parquet,
+a ``datasets`` folder): sets and the corpus states then never pass through the driver.
 
 Ray is imported here only: a user without Ray never imports it.
 """
@@ -18,11 +24,13 @@ Ray is imported here only: a user without Ray never imports it.
 from __future__ import annotations
 
 import pickle
+import re
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..registry import get_metric
 from ..results import CORPUS, Score
 from .states import NgramState, ngram_metric, self_bleu_order
 
@@ -121,7 +129,15 @@ def score(
     from ..data import as_setting
     from ..registry import check_options, metrics_for
 
-    setting, items = as_setting(data)
+    if _is_ray_dataset(data):
+        from .ray_read import dataset_setting
+
+        try:
+            setting, items = dataset_setting(data), data
+        except Exception as exc:
+            raise _worker_input_error(exc) or exc from None
+    else:
+        setting, items = as_setting(data)
     chosen = metrics_for(metrics, setting)
     names = [m.name for m in chosen]
     check_options(options, chosen)  # a typo fails here, before a cluster starts
@@ -129,19 +145,69 @@ def score(
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
     ray = _ray(address)
     options.pop("progress", None)  # Ray shows no per-run bars on workers
-    if setting == CORPUS:
-        return _score_corpus(ray, items, names, batch_rows or 50_000, options, num_gpus)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    pool = concurrency or max(1, min(4, cpus))
     from ..registry import PER_ITEM_OPTIONS
 
     keys = [k for k in PER_ITEM_OPTIONS if options.get(k) is not None]
-    per_item = [{k: options[k][i] for k in keys} for i in range(len(items))]
+    if keys and _is_ray_dataset(items):
+        raise InputError(
+            f"{', '.join(keys)}: one value per item; with a Ray Dataset input, give a list instead"
+        )
+    try:
+        if setting == CORPUS:
+            return _score_corpus(ray, items, names, batch_rows or 50_000, options, num_gpus)
+        return _score_sets(ray, items, names, keys, concurrency, batch_rows, options, num_gpus)
+    except Exception as exc:
+        raise _worker_input_error(exc) or exc from None
+
+
+def _worker_input_error(exc: BaseException) -> InputError | None:
+    """The InputError a Ray worker raised, out of Ray's wrappers (which add the worker's traceback
+    to the message), so the user sees the one-line error."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            break
+        if isinstance(seen, InputError) and type(seen).__module__.startswith("diveval"):
+            return seen
+        seen = getattr(seen, "cause", None) or seen.__cause__
+    # Ray Data passes a failed batch's error on as text only
+    found = re.search(r"diveval\.errors\.InputError: (.+)", str(exc))
+    return InputError(found.group(1).strip()) if found else None
+
+
+def _is_ray_dataset(data: Any) -> bool:
+    return type(data).__module__.startswith("ray.data") and hasattr(data, "map_batches")
+
+
+def _score_sets(
+    ray,
+    items: Any,
+    names: list[str],
+    keys: list[str],
+    concurrency: int | None,
+    batch_rows: int | None,
+    options: dict,
+    num_gpus: float,
+) -> dict[str, Score]:
+    chosen = [get_metric(n) for n in names]
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    pool = concurrency or max(1, min(4, cpus))
+    if _is_ray_dataset(items):
+        no_options = pickle.dumps({})
+        # read (and checked) into the cluster's object store first: reading tasks that wait
+        # for CPUs held by the actor pool below would never run on a small cluster
+        rows = items.map_batches(
+            lambda b: {**b, "per_item": np.array([no_options] * len(b["responses"]), object)},
+            batch_format="numpy",
+        ).materialize()
+        size = batch_rows or 1000
+    else:
+        per_item = [{k: options[k][i] for k in keys} for i in range(len(items))]
+        rows = ray.data.from_items(
+            [{"responses": list(s), "per_item": pickle.dumps(p)} for s, p in zip(items, per_item)]
+        )
+        size = batch_rows or max(1, -(-len(items) // (2 * pool)))
     options = {k: v for k, v in options.items() if k not in keys}
-    rows = ray.data.from_items(
-        [{"responses": list(s), "per_item": pickle.dumps(p)} for s, p in zip(items, per_item)]
-    )
-    size = batch_rows or max(1, -(-len(items) // (2 * pool)))
     model_names = [m.name for m in chosen if _MODEL_OPTIONS & set(m.options)]
     plain_names = [m.name for m in chosen if m.name not in model_names]
     parts: dict[str, list[Score]] = {n: [] for n in names}
@@ -173,7 +239,7 @@ def score(
 
 
 def _score_corpus(
-    ray, texts: list, names: list[str], size: int, options: dict, num_gpus: float
+    ray, texts: Any, names: list[str], size: int, options: dict, num_gpus: float
 ) -> dict:
     from .. import api
 
@@ -181,7 +247,10 @@ def _score_corpus(
     lowercase = bool(options.get("lowercase"))
     if not isinstance(tokenizer, str):
         raise InputError("with engine='ray' the tokenizer is given by name")
-    rows = ray.data.from_items([{"text": t} for t in texts])
+    if _is_ray_dataset(texts):
+        rows = texts
+    else:
+        rows = ray.data.from_items([{"text": t} for t in texts])
     results: dict[str, Score] = {}
     ngram = {n: form for n in names if (form := ngram_metric(n)) is not None}
     orders = sorted(
@@ -219,6 +288,9 @@ def _score_corpus(
         )
         values = np.concatenate([r["values"] for r in pass2.take_all()])
         results[name] = ray.get(table).result(values).with_metric(name)
+    if _is_ray_dataset(texts) and any(n not in results for n in names):
+        # the metrics below take the texts on the driver (in blocks, or whole)
+        texts = [str(r["text"]) for r in texts.take_all()]
     parted = [n for n in names if n not in results and (n.startswith("ref-") or n == "vendi")]
     if parted:  # per-item ref-* scores, pooled BLEU statistics, Vendi Gram states: by block
         results.update(_score_corpus_blocks(ray, texts, parted, size, options, num_gpus))
