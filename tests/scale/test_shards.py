@@ -30,6 +30,7 @@ def run_sharded(data, names, count, tmp_path, **options):
 def test_sets_shards_merge_to_the_local_run(count, tmp_path):
     sets = [json.loads(line)["responses"] for line in EXAMPLE.read_text().splitlines()] * 3
     names = ["distinct-2", "ead", "self-bleu", "cos-diversity", "nli-counts", "nli-confidence"]
+    names += ["sent-bert", "vendi", "vendi-ngram", "avg-distinct"]  # every sets family
     local = diveval.score(sets, names)
     merged = run_sharded(sets, names, count, tmp_path)
     assert_same_scores(local, merged)
