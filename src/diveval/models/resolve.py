@@ -4,7 +4,8 @@
   a string: a Hugging Face sequence-classification model by hub name or folder (``HFNLIModel``),
   except the shipped model's own name ("default" too) and a folder in the shipped model's layout
   (``*.onnx`` beside ``vocab.txt``: ``ShippedNLIModel``); an object with ``predict``: itself.
-- ``resolve_embedder(None)``: the offline all-MiniLM-L6-v2; a string: a sentence-transformers
+- ``resolve_embedder(None)``: the offline all-MiniLM-L6-v2; ``"mpnet"``: the offline
+  all-mpnet-base-v2 of the ``mpnet`` extra (``models.mpnet``); a string: a sentence-transformers
   model by name or folder; an object with ``encode``: itself.
 
 Backends built from a name are loaded once per process and (name, device, batch size).
@@ -129,6 +130,18 @@ def resolve_embedder(
     device = check_device_name(device)
     precision = check_precision_name(precision)
     check_batch_size(batch_size)
+    if spec == "mpnet":  # the offline all-mpnet-base-v2 of the mpnet extra
+        from .embedders import SentenceTransformerEmbedder
+        from .mpnet import MPNET_NAME, mpnet_folder
+
+        folder = str(mpnet_folder())
+        kw: dict[str, Any] = {"device": device, "precision": precision, "name": MPNET_NAME}
+        if batch_size is not None:
+            kw["batch_size"] = batch_size
+        return _once(
+            ("emb", "mpnet", device, batch_size, precision),
+            lambda: SentenceTransformerEmbedder(folder, **kw),
+        )
     if isinstance(spec, str):
         check_model_spec(spec, "embedding model")
     if spec is None or isinstance(spec, str):

