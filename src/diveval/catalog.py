@@ -6,6 +6,7 @@ import importlib
 
 METRIC_MODULES = [
     "diveval.lexical.register",
+    "diveval.lexical.register_field",
     "diveval.semantic.register",
     "diveval.reference.register",
     "diveval.reference.multiref_register",

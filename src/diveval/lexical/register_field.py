@@ -1,0 +1,54 @@
+"""Registry table of the corpus-level metrics of LLM evaluation (issue 17): compression ratios,
+self-repetition, n-gram diversity score, POS templates and lexical richness."""
+
+from __future__ import annotations
+
+from ..registry import Metric, register_all
+from .compression import compression_ratio, pos_compression_ratio
+from .repetition import ngram_diversity, self_repetition
+
+TABLE = [
+    *(
+        Metric(
+            name,
+            f"bytes of the responses joined / bytes after {alg} (Shaib et al. 2024); "
+            "higher = more repetitive",
+            compression_ratio,
+            options=(),
+            fixed={"algorithm": alg},
+            direction="lower",
+            citation="Shaib et al. 2024",
+        )
+        for name, alg in (("compression-ratio", "gzip"), ("compression-ratio-xz", "xz"))
+    ),
+    Metric(
+        "pos-compression-ratio",
+        "gzip compression ratio of the part-of-speech tag sequence, spaCy en_core_web_md "
+        "(Shaib et al. 2024); higher = more repetitive syntax",
+        pos_compression_ratio,
+        options=(),
+        extra="pos",
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "self-repetition",
+        "mean over responses of log(1 + occurrences of their 4-grams in other responses) "
+        "(Salkar et al. 2022, as the diversity package)",
+        self_repetition,
+        fixed={"n": 4},
+        direction="lower",
+        citation="Salkar et al. 2022",
+    ),
+    Metric(
+        "ngram-diversity",
+        "sum over n=1..4 of unique/all n-grams of the responses joined into one sequence "
+        "(the diversity package's score; range 0-4)",
+        ngram_diversity,
+        fixed={"max_n": 4},
+        direction="higher",
+        citation="Shaib et al. 2024",
+    ),
+]
+
+register_all(TABLE)
