@@ -84,7 +84,7 @@ def _inputs(metric: Metric, data: list) -> dict:
         out["reference_groups"] = [[[s[0]], [s[-1] + " too"]] for s in data]
     if "nli_model" in metric.options:
         out["nli_model"] = EqualIsEntailment()
-    if "embedding_model" in metric.options and not metric.name.startswith("ref-bertscore"):
+    if "embedding_model" in metric.options and "bertscore" not in metric.name:
         out["embedding_model"] = HashEmbedder()  # BERTScore needs a transformers model: default
     return out
 
