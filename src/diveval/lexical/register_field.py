@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..registry import Metric, register_all
 from .compression import compression_ratio, pos_compression_ratio
 from .repetition import ngram_diversity, self_repetition
+from .richness import distinct_at_k, hdd, mattr, mtld
 
 TABLE = [
     *(
@@ -48,6 +49,43 @@ TABLE = [
         fixed={"max_n": 4},
         direction="higher",
         citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "mattr",
+        "moving-average type/token ratio over windows of 50 tokens of the responses joined "
+        "(Covington & McFall 2010)",
+        mattr,
+        fixed={"window": 50},
+        direction="higher",
+        citation="Covington & McFall 2010",
+    ),
+    Metric(
+        "mtld",
+        "measure of textual lexical diversity, factor threshold 0.72, forward and backward "
+        "averaged, of the responses joined (McCarthy & Jarvis 2010)",
+        mtld,
+        direction="higher",
+        citation="McCarthy & Jarvis 2010",
+    ),
+    Metric(
+        "hdd",
+        "HD-D: expected type/token ratio of 42 tokens drawn without replacement from the "
+        "responses joined (McCarthy & Jarvis 2007)",
+        hdd,
+        direction="higher",
+        citation="McCarthy & Jarvis 2007",
+    ),
+    *(
+        Metric(
+            f"distinct-{n}-at-10",
+            f"mean Distinct-{n} of 200 seeded random subsets of 10 responses (distinct@k; "
+            "details: the curve over k with 95% percentile intervals)",
+            distinct_at_k,
+            fixed={"n": n, "k": 10},
+            direction="higher",
+            citation="Li et al. 2016",
+        )
+        for n in (1, 2)
     ),
 ]
 
