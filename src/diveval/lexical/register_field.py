@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..registry import Metric, register_all
 from .compression import compression_ratio, pos_compression_ratio
+from .pos_templates import template_rate, templates_per_token
 from .repetition import ngram_diversity, self_repetition
 from .richness import distinct_at_k, hdd, mattr, mtld
 
@@ -48,6 +49,26 @@ TABLE = [
         ngram_diversity,
         fixed={"max_n": 4},
         direction="higher",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "template-rate",
+        "fraction of responses holding a text of the 100 most frequent part-of-speech 5-grams "
+        "(Shaib et al. 2024); higher = more templated",
+        template_rate,
+        options=(),
+        extra="pos",
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "templates-per-token",
+        "mean over responses of POS-template occurrences per token (Shaib et al. 2024); "
+        "higher = more templated",
+        templates_per_token,
+        options=(),
+        extra="pos",
+        direction="lower",
         citation="Shaib et al. 2024",
     ),
     Metric(
