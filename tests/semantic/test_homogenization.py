@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from diveval.errors import InputError
 from diveval.semantic.homogenization import (
     homogenization_bertscore,
+    homogenization_bleu,
     homogenization_rouge_l,
     rouge_l_pairs,
     rouge_tokens,
@@ -123,3 +124,34 @@ def test_homogenization_bertscore_is_the_mean_of_pair_means():
     want = f.numpy().reshape(n, n - 1).mean(axis=1).mean()
     assert got.value == pytest.approx(want, abs=2e-6)
     assert "layer:6" in got.signature
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_homogenization_bleu_equals_nltk_sentence_bleu_of_every_ordered_pair(seed):
+    bleu_score = pytest.importorskip("nltk.translate.bleu_score")
+    method1 = bleu_score.SmoothingFunction().method1
+    docs = generated_documents(30, seed) + ["", "x", "a a a a a a"]
+    toks = [d.split() for d in docs]
+    want = [
+        np.mean(
+            [
+                bleu_score.sentence_bleu([toks[j]], toks[i], smoothing_function=method1)
+                for j in range(len(docs))
+                if j != i
+            ]
+        )
+        for i in range(len(docs))
+    ]
+    got = homogenization_bleu(docs)
+    np.testing.assert_allclose(got.details["per_document"], want, rtol=0, atol=1e-12)
+    assert got.value == pytest.approx(np.mean(want), abs=1e-12)
+
+
+def test_homogenization_bleu_in_sets_compares_inside_each_set():
+    a, b = generated_documents(6, 3), generated_documents(7, 4)
+    got = homogenization_bleu([a, b])
+    np.testing.assert_allclose(
+        got.items, [homogenization_bleu(a).value, homogenization_bleu(b).value], atol=1e-15
+    )
+    with pytest.raises(InputError, match="set 1"):
+        homogenization_bleu([a, ["alone"]])

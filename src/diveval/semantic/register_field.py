@@ -25,6 +25,12 @@ def _bertscore(data, embedding_model=None, device=None, batch_size=None, context
     )
 
 
+def _bleu(data, tokenizer="whitespace", lowercase=False):
+    from .homogenization import homogenization_bleu
+
+    return homogenization_bleu(data, tokenizer=tokenizer, lowercase=lowercase)
+
+
 TABLE = [
     Metric(
         "homogenization-rougel",
@@ -44,6 +50,15 @@ TABLE = [
         extra="models",
         direction="lower",
         citation="Padmakumar & He 2023",
+    ),
+    Metric(
+        "homogenization-bleu",
+        "mean over responses of their mean BLEU-4 (nltk method1) against every other response "
+        "as the single reference (Shaib et al. 2024); higher = more homogeneous",
+        _bleu,
+        options=("tokenizer", "lowercase"),
+        direction="lower",
+        citation="Shaib et al. 2024",
     ),
 ]
 
