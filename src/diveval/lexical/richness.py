@@ -72,28 +72,24 @@ def mattr_of_ids(ids: np.ndarray, window: int = 50) -> float:
         return 0.0
     w = min(window, n)
     _, dense = factorize(ids)
-    # distinct types in every window: a position counts when the previous occurrence of its type
-    # lies before the window's start
+    # prev[p]: the previous position of the token at p (-1 if none)
     prev = np.full(n, -1, dtype=np.int64)
     order = np.lexsort((np.arange(n), dense))
     same = dense[order[1:]] == dense[order[:-1]]
     prev[order[1:][same]] = order[:-1][same]
+    # types in the window starting at s = w - (positions p of the window whose previous
+    # occurrence is also inside it, i.e. s <= prev[p]); position p is such a repeat for the
+    # windows s in [p - w + 1, prev[p]]: one difference array adds them all up
     n_windows = n - w + 1
-    starts = np.arange(n_windows)
-    # new_in_window[s] = #positions p in [s, s+w) with prev[p] < s; counted by a sweep:
-    # first-in-window count of window s = sum over p in window of [prev[p] < s]
-    # = w - #(p in window with prev[p] >= s). Pairs (prev[p], p) with p - prev[p] < w contribute
-    # to the windows s in (prev[p], p] ∩ [p-w+1, p] -> a difference array.
-    has = (prev >= 0) & (np.arange(n) - prev < w)
-    p = np.flatnonzero(has)
+    p = np.flatnonzero((prev >= 0) & (np.arange(n) - prev < w))
     lo = np.maximum(p - w + 1, 0)
-    hi = prev[p]  # windows s <= prev[p] see both occurrences
+    hi = np.minimum(prev[p], n_windows - 1)
     valid = lo <= hi
     diff = np.zeros(n_windows + 1, dtype=np.int64)
     np.add.at(diff, lo[valid], 1)
-    np.add.at(diff, np.minimum(hi[valid], n_windows - 1) + 1, -1)
+    np.add.at(diff, hi[valid] + 1, -1)
     repeats = np.cumsum(diff)[:n_windows]
-    return float(np.mean((w - repeats[starts]) / w))
+    return float(np.mean((w - repeats) / w))
 
 
 def _mtld_one_way(tokens: Sequence[int], threshold: float, n_types: int) -> float:
