@@ -56,22 +56,24 @@ def _batches(b_sorted: np.ndarray, lengths: np.ndarray, words: np.ndarray) -> li
     change = np.flatnonzero(b_sorted[1:] != b_sorted[:-1]) + 1
     group_starts = np.concatenate([[0], change]).tolist()
     group_ends = np.concatenate([change, [n]]).tolist()
-    pair_words = table_words = 0
+    # the mask table of a batch is (B texts) x (their distinct tokens + 1) x words; the distinct
+    # tokens are at most the B texts' total length
+    pair_words = n_docs = total_len = 0
     cur_w = None
     for gs, ge in zip(group_starts, group_ends):
         w = int(words[gs])
         b_len = int(lengths[b_sorted[gs]])
         add_pairs = (ge - gs) * w
+        table = (n_docs + 1) * (total_len + b_len + 1) * w
         if start < gs and (
-            w != cur_w
-            or pair_words + add_pairs > _MAX_PAIR_WORDS
-            or table_words + (b_len + 1) * w * 64 > _MAX_TABLE_WORDS
+            w != cur_w or pair_words + add_pairs > _MAX_PAIR_WORDS or table > _MAX_TABLE_WORDS
         ):
             bounds.append((start, gs))
-            start, pair_words, table_words = gs, 0, 0
+            start, pair_words, n_docs, total_len = gs, 0, 0, 0
         cur_w = w
         pair_words += add_pairs
-        table_words += (b_len + 1) * w * 64  # rough bound: local vocabulary x B documents
+        n_docs += 1
+        total_len += b_len
     if start < n:
         bounds.append((start, n))
     return bounds
@@ -110,19 +112,21 @@ def _lcs_batch(tids: TokenIds, a: np.ndarray, b: np.ndarray, n_words: int) -> np
     lens_b = lengths[docs_b]
     b_pos = np.arange(b_tok.size) - np.repeat(np.cumsum(lens_b) - lens_b, lens_b)
     vocab, tok_local = np.unique(b_tok, return_inverse=True)
-    table = np.zeros((docs_b.size, vocab.size + 1, n_words), dtype=np.uint64)
+    width = vocab.size + 1  # column vocab.size: a token that is in no B text of the batch
+    table = np.zeros((docs_b.size * width, n_words), dtype=np.uint64)
     bit = np.uint64(1) << (b_pos % _WORD).astype(np.uint64)
-    np.bitwise_or.at(table, (b_doc, tok_local, b_pos // _WORD), bit)
+    np.bitwise_or.at(table, (b_doc * width + tok_local, b_pos // _WORD), bit)
+    # global token id -> column; one flat row index per pair and step
+    column = np.full(len(tids.vocab) + 1, vocab.size, dtype=np.int64)
+    column[vocab] = np.arange(vocab.size)
+    a_start = offsets[a]
+    row_base = b_local * width
     v = np.full((a.size, n_words), _ONES, dtype=np.uint64)
     for step in range(int(a_len[-1]) if a_len.size else 0):
         start = int(np.searchsorted(a_len, step, side="right"))
-        tok = ids[offsets[a[start:]] + step]
-        col = np.searchsorted(vocab, tok)
-        col[col >= vocab.size] = vocab.size
-        hit = vocab[np.minimum(col, vocab.size - 1)] == tok
-        col[~hit] = vocab.size
+        rows = row_base[start:] + column[ids[a_start[start:] + step]]
         vv = v[start:]
-        u = vv & table[b_local[start:], col]
+        u = vv & np.take(table, rows, axis=0)
         v[start:] = _add_with_carry(vv, u) | (vv ^ u)
     # zeros among the low len(B) bits of V = LCS length
     b_len = lengths[b]
