@@ -1,0 +1,113 @@
+"""Registry table of the corpus-level metrics of LLM evaluation (issue 17): compression ratios,
+self-repetition, n-gram diversity score, POS templates and lexical richness."""
+
+from __future__ import annotations
+
+from ..registry import Metric, register_all
+from .compression import compression_ratio, pos_compression_ratio
+from .pos_templates import template_rate, templates_per_token
+from .repetition import ngram_diversity, self_repetition
+from .richness import distinct_at_k, hdd, mattr, mtld
+
+TABLE = [
+    *(
+        Metric(
+            name,
+            f"bytes of the responses joined / bytes after {alg} (Shaib et al. 2024); "
+            "higher = more repetitive",
+            compression_ratio,
+            options=(),
+            fixed={"algorithm": alg},
+            direction="lower",
+            citation="Shaib et al. 2024",
+        )
+        for name, alg in (("compression-ratio", "gzip"), ("compression-ratio-xz", "xz"))
+    ),
+    Metric(
+        "pos-compression-ratio",
+        "gzip compression ratio of the part-of-speech tag sequence, spaCy en_core_web_md "
+        "(Shaib et al. 2024); higher = more repetitive syntax",
+        pos_compression_ratio,
+        options=(),
+        extra="pos",
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "self-repetition",
+        "mean over responses of log(1 + occurrences of their 4-grams in other responses) "
+        "(Salkar et al. 2022, as the diversity package)",
+        self_repetition,
+        fixed={"n": 4},
+        direction="lower",
+        citation="Salkar et al. 2022",
+    ),
+    Metric(
+        "ngram-diversity",
+        "sum over n=1..4 of unique/all n-grams of the responses joined into one sequence "
+        "(the diversity package's score; range 0-4)",
+        ngram_diversity,
+        fixed={"max_n": 4},
+        direction="higher",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "template-rate",
+        "fraction of responses holding a text of the 100 most frequent part-of-speech 5-grams "
+        "(Shaib et al. 2024); higher = more templated",
+        template_rate,
+        options=(),
+        extra="pos",
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "templates-per-token",
+        "mean over responses of POS-template occurrences per token (Shaib et al. 2024); "
+        "higher = more templated",
+        templates_per_token,
+        options=(),
+        extra="pos",
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+    Metric(
+        "mattr",
+        "moving-average type/token ratio over windows of 50 tokens of the responses joined "
+        "(Covington & McFall 2010)",
+        mattr,
+        fixed={"window": 50},
+        direction="higher",
+        citation="Covington & McFall 2010",
+    ),
+    Metric(
+        "mtld",
+        "measure of textual lexical diversity, factor threshold 0.72, forward and backward "
+        "averaged, of the responses joined (McCarthy & Jarvis 2010)",
+        mtld,
+        direction="higher",
+        citation="McCarthy & Jarvis 2010",
+    ),
+    Metric(
+        "hdd",
+        "HD-D: expected type/token ratio of 42 tokens drawn without replacement from the "
+        "responses joined (McCarthy & Jarvis 2007)",
+        hdd,
+        direction="higher",
+        citation="McCarthy & Jarvis 2007",
+    ),
+    *(
+        Metric(
+            f"distinct-{n}-at-10",
+            f"mean Distinct-{n} of 200 seeded random subsets of 10 responses (distinct@k; "
+            "details: the curve over k with 95% percentile intervals)",
+            distinct_at_k,
+            fixed={"n": n, "k": 10},
+            direction="higher",
+            citation="Li et al. 2016",
+        )
+        for n in (1, 2)
+    ),
+]
+
+register_all(TABLE)

@@ -1,0 +1,125 @@
+"""Self-repetition (Salkar et al. 2022) and the n-gram diversity score, as the ``diversity``
+package (Shaib et al., 0.3.1) defines them, on diveval's shared token ids (numpy, no Python loop
+over n-grams).
+
+Self-repetition: for each document d, S(d) = sum over the *distinct* n-grams g of d (n = 4) of
+the number of *other* documents that contain g; the score is the mean over documents of
+log(S(d) + 1). Higher = more repetitive (direction "lower"). A document shorter than n has S = 0
+and still counts in the mean, as in the package.
+
+N-gram diversity score: the documents are joined into ONE token sequence (n-grams cross the
+boundaries between documents) and the score is the SUM over n = 1..4 of unique n-grams / all
+n-grams of that sequence, so it ranges over (0, 4], not [0, 1]. diveval's Distinct-n differs in
+both ways: it counts only n-grams inside one response, and it is one order (avg-distinct is the
+mean of orders 1..5, not the sum). Differences from the package: the documents are joined in
+code-point order (``keep_order=True``: as given), since the boundary n-grams depend on the order;
+tokens come from diveval's tokenizer (``whitespace`` = ``str.split()``), where the package splits
+the joined string on single spaces (equal for single-spaced text without newlines); an order with
+no n-gram contributes 0 where the package divides by zero; no rounding to 3 decimals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..results import Score
+from ..text.ngrams import NgramCounts, TokenIds, factorize, ngram_codes, text_of_positions
+from ..text.prepared import Prepared, prepare
+from ..text.tokenizers import Tokenizer
+from .counts import lexical_score
+
+
+def _group_of_texts(prep: Prepared) -> np.ndarray:
+    if prep.group is None:
+        return np.zeros(prep.tids.n_texts, dtype=np.int64)
+    return prep.group
+
+
+def _per_group_mean(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    sizes = np.bincount(group, minlength=n_groups)
+    sums = np.bincount(group, weights=values, minlength=n_groups)
+    out = np.zeros(n_groups)
+    np.divide(sums, sizes, out=out, where=sizes > 0)
+    return out
+
+
+def self_repetition_per_text(prep: Prepared, n: int = 4) -> np.ndarray:
+    """log(S(d) + 1) of every text; other documents are those of the same set (sets setting)."""
+    tids = prep.tids
+    group = _group_of_texts(prep)
+    codes, starts, _ = ngram_codes(tids, n)
+    out = np.zeros(tids.n_texts)
+    if codes.size == 0:
+        return out
+    _, dense = factorize(codes)
+    k = int(dense.max()) + 1
+    text = text_of_positions(tids, starts)
+    # each (text, n-gram) once: the package takes the set of a document's n-grams
+    pairs = np.unique(text * k + dense)
+    pair_text, pair_gram = pairs // k, pairs % k
+    # documents holding each (set, n-gram); minus one: the document itself
+    key = group[pair_text] * k + pair_gram
+    _, inverse, holders = np.unique(key, return_inverse=True, return_counts=True)
+    others = holders[inverse] - 1
+    sums = np.bincount(pair_text, weights=others, minlength=tids.n_texts)
+    return np.log(sums + 1.0)
+
+
+def self_repetition(
+    texts: Any,
+    n: int = 4,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """Mean over documents of log(1 + occurrences of their n-grams in other documents)."""
+    prep = prepare(texts, tokenizer, lowercase, setting)
+    per_text = self_repetition_per_text(prep, n)
+    values = _per_group_mean(per_text, _group_of_texts(prep), prep.n_groups)
+    return lexical_score("self-repetition", values, prep, {"n": n}, {"per_text": per_text})
+
+
+def _joined(prep: Prepared, members: np.ndarray, keep_order: bool) -> TokenIds:
+    """The token ids of the texts ``members`` as one text (code-point order unless keep_order)."""
+    tids = prep.tids
+    order = list(members)
+    if not keep_order:
+        vocab, off = tids.vocab, tids.offsets
+        order.sort(key=lambda i: " ".join(vocab[t] for t in tids.ids[off[i] : off[i + 1]]))
+    parts = [tids.ids[tids.offsets[i] : tids.offsets[i + 1]] for i in order]
+    ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return TokenIds(ids, np.array([0, ids.size], dtype=np.int64), tids.vocab)
+
+
+def ngram_diversity_of_ids(joined: TokenIds, max_n: int = 4) -> float:
+    """Sum over n = 1..max_n of unique / all n-grams of one token sequence."""
+    total = 0.0
+    for n in range(1, max_n + 1):
+        counts = NgramCounts.from_token_ids(joined, n)
+        if counts.total:
+            total += counts.distinct / counts.total
+    return total
+
+
+def ngram_diversity(
+    texts: Any,
+    max_n: int = 4,
+    keep_order: bool = False,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """The ``diversity`` package's n-gram diversity score: sum over n = 1..max_n of the distinct
+    ratio of the documents joined into one sequence (see the module's docstring)."""
+    prep = prepare(texts, tokenizer, lowercase, setting)
+    group = _group_of_texts(prep)
+    values = np.array(
+        [
+            ngram_diversity_of_ids(_joined(prep, np.flatnonzero(group == g), keep_order), max_n)
+            for g in range(prep.n_groups)
+        ]
+    )
+    sig = {"n": f"1-{max_n}", "sum": "yes", "join": "given" if keep_order else "sorted"}
+    return lexical_score("ngram-diversity", values, prep, sig)

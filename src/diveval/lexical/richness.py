@@ -1,0 +1,283 @@
+"""Lexical richness with length control: MATTR, MTLD, HD-D (equal to ``lexicalrichness`` on the
+same tokens) and distinct@k curves.
+
+The responses of a corpus, or of one set, are joined into ONE token sequence in code-point order
+of the responses (``groups.canonical_order``: MATTR windows and MTLD segments cross response
+boundaries, so a fixed order makes the score a property of the collection). Tokens come from
+diveval's tokenizer (``whitespace`` by default); ``lexicalrichness`` lower-cases and drops digits,
+dashes and punctuation first: give it the same tokens to compare.
+
+* MATTR (Covington & McFall 2010): mean type/token ratio of every window of ``window`` tokens
+  (default 50). Rule for a sequence shorter than the window (``lexicalrichness`` raises): the window
+  shrinks to the sequence, i.e. its type/token ratio.
+* MTLD (McCarthy & Jarvis 2010): tokens / factors, where a factor ends when the running TTR falls to
+  the threshold (0.72), plus a partial factor for the rest; forward and backward averaged, exactly
+  as ``lexicalrichness`` 0.5 counts (including its rule when no factor completes).
+* HD-D (McCarthy & Jarvis 2007): sum over types of P(type among ``draws`` tokens drawn without
+  replacement) / draws, with draws = 42. Rule for fewer tokens than draws (``lexicalrichness``
+  raises): draws = the number of tokens, which makes HD-D the type/token ratio.
+* distinct@k: Distinct-n of random subsets of k responses (drawn without replacement, ``samples``
+  draws, numpy seed ``seed``), its mean and the percentile interval of the draws: how Distinct-n
+  grows with the number of responses, so collections of different sizes compare at equal k.
+
+Every measure of an empty sequence is 0.0. Higher = more diverse for all of them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..results import Score
+from ..text.ngrams import factorize, ngram_codes, text_of_positions
+from ..text.prepared import Prepared, prepare
+from ..text.tokenizers import Tokenizer
+from .counts import lexical_score
+
+
+def _group_of_texts(prep: Prepared) -> np.ndarray:
+    return prep.group if prep.group is not None else np.zeros(prep.tids.n_texts, dtype=np.int64)
+
+
+def members_in_canonical_order(prep: Prepared) -> list[list[int]]:
+    """Per group (the corpus, or each set), its texts' indices in code-point order of the texts
+    (their tokens joined by one space)."""
+    tids = prep.tids
+    off, vocab, ids = tids.offsets, tids.vocab, tids.ids.tolist()
+    texts = [" ".join(vocab[t] for t in ids[off[i] : off[i + 1]]) for i in range(tids.n_texts)]
+    group = _group_of_texts(prep)
+    return [
+        sorted(np.flatnonzero(group == g).tolist(), key=texts.__getitem__)
+        for g in range(prep.n_groups)
+    ]
+
+
+def joined_ids(prep: Prepared) -> list[np.ndarray]:
+    """Per group, the token ids of its texts joined in code-point order of the texts."""
+    tids = prep.tids
+    off = tids.offsets
+    out = []
+    for members in members_in_canonical_order(prep):
+        parts = [tids.ids[off[i] : off[i + 1]] for i in members]
+        out.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+    return out
+
+
+def mattr_of_ids(ids: np.ndarray, window: int = 50) -> float:
+    """Moving-average type/token ratio of one sequence (vectorised over windows)."""
+    n = ids.size
+    if n == 0:
+        return 0.0
+    w = min(window, n)
+    _, dense = factorize(ids)
+    # prev[p]: the previous position of the token at p (-1 if none)
+    prev = np.full(n, -1, dtype=np.int64)
+    order = np.lexsort((np.arange(n), dense))
+    same = dense[order[1:]] == dense[order[:-1]]
+    prev[order[1:][same]] = order[:-1][same]
+    # types in the window starting at s = w - (positions p of the window whose previous
+    # occurrence is also inside it, i.e. s <= prev[p]); position p is such a repeat for the
+    # windows s in [p - w + 1, prev[p]]: one difference array adds them all up
+    n_windows = n - w + 1
+    p = np.flatnonzero((prev >= 0) & (np.arange(n) - prev < w))
+    lo = np.maximum(p - w + 1, 0)
+    hi = np.minimum(prev[p], n_windows - 1)
+    valid = lo <= hi
+    diff = np.zeros(n_windows + 1, dtype=np.int64)
+    np.add.at(diff, lo[valid], 1)
+    np.add.at(diff, hi[valid] + 1, -1)
+    repeats = np.cumsum(diff)[:n_windows]
+    return float(np.mean((w - repeats) / w))
+
+
+def _mtld_one_way(tokens: Sequence[int], threshold: float, n_types: int) -> float:
+    terms: set[int] = set()
+    count = 0
+    factors = 0.0
+    ttr = 1.0
+    for tok in tokens:
+        count += 1
+        terms.add(tok)
+        ttr = len(terms) / count
+        if ttr <= threshold:
+            count = 0
+            terms = set()
+            factors += 1
+    if count > 0:
+        factors += (1 - ttr) / (1 - threshold)
+    if factors == 0:  # lexicalrichness: the TTR of the whole text decides
+        whole = n_types / len(tokens)
+        factors += 1 if whole == 1 else (1 - whole) / (1 - threshold)
+    return len(tokens) / factors
+
+
+def mtld_of_ids(ids: np.ndarray, threshold: float = 0.72) -> float:
+    """MTLD of one sequence: forward and backward, averaged."""
+    if ids.size == 0:
+        return 0.0
+    tokens = ids.tolist()
+    n_types = len(set(tokens))
+    forward = _mtld_one_way(tokens, threshold, n_types)
+    backward = _mtld_one_way(tokens[::-1], threshold, n_types)
+    return (forward + backward) / 2
+
+
+def hdd_of_ids(ids: np.ndarray, draws: int = 42) -> float:
+    """HD-D of one sequence: sum over types of (1 - P(0 of the type in ``draws`` draws)) / draws."""
+    n = ids.size
+    if n == 0:
+        return 0.0
+    d = min(draws, n)
+    _, freq = np.unique(ids, return_counts=True)
+    # P(0) = C(n - f, d) / C(n, d), in logs; zero when n - f < d
+    log_c = math.lgamma(n + 1) - math.lgamma(d + 1) - math.lgamma(n - d + 1)
+    rest = n - freq
+    p0 = np.zeros(freq.size)
+    ok = rest >= d
+    r = rest[ok].astype(float)
+    from scipy.special import gammaln
+
+    p0[ok] = np.exp(gammaln(r + 1) - gammaln(d + 1) - gammaln(r - d + 1) - log_c)
+    return float(np.sum((1 - p0) / d))
+
+
+def _richness(name: str, fn, texts, tokenizer, lowercase, setting, sig) -> Score:
+    prep = prepare(texts, tokenizer, lowercase, setting)
+    values = np.array([fn(ids) for ids in joined_ids(prep)])
+    return lexical_score(name, values, prep, {**sig, "join": "sorted"})
+
+
+def mattr(
+    texts: Any,
+    window: int = 50,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """Moving-average type/token ratio (Covington & McFall 2010), window 50 by default."""
+    if window < 1:
+        from ..errors import InputError
+
+        raise InputError(f"MATTR's window must be a positive number of tokens, got {window}")
+    return _richness(
+        "mattr",
+        lambda ids: mattr_of_ids(ids, window),
+        texts,
+        tokenizer,
+        lowercase,
+        setting,
+        {"window": window},
+    )
+
+
+def mtld(
+    texts: Any,
+    threshold: float = 0.72,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """Measure of textual lexical diversity (McCarthy & Jarvis 2010), threshold 0.72."""
+    return _richness(
+        "mtld",
+        lambda ids: mtld_of_ids(ids, threshold),
+        texts,
+        tokenizer,
+        lowercase,
+        setting,
+        {"threshold": threshold},
+    )
+
+
+def hdd(
+    texts: Any,
+    draws: int = 42,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """HD-D (McCarthy & Jarvis 2007), 42 draws."""
+    return _richness(
+        "hdd",
+        lambda ids: hdd_of_ids(ids, draws),
+        texts,
+        tokenizer,
+        lowercase,
+        setting,
+        {"draws": draws},
+    )
+
+
+def distinct_curve_of_group(
+    codes: np.ndarray,
+    text_of_code: np.ndarray,
+    members: np.ndarray,
+    ks: Sequence[int],
+    samples: int,
+    rng: np.random.Generator,
+    confidence: float,
+) -> list[dict[str, float]]:
+    """Distinct-n of ``samples`` random subsets of k of ``members`` for each k (capped at the
+    group's size): mean, lower and upper percentile."""
+    in_group = np.isin(text_of_code, members)
+    g_codes, g_text = codes[in_group], text_of_code[in_group]
+    curve = []
+    for k in ks:
+        k_eff = min(int(k), members.size)
+        values = np.empty(samples)
+        for s in range(samples):
+            chosen = rng.choice(members, size=k_eff, replace=False)
+            picked = g_codes[np.isin(g_text, chosen)]
+            values[s] = np.unique(picked).size / picked.size if picked.size else 0.0
+        tail = (1 - confidence) / 2 * 100
+        low, high = np.percentile(values, [tail, 100 - tail])
+        curve.append(
+            {"k": k_eff, "mean": float(values.mean()), "low": float(low), "high": float(high)}
+        )
+    return curve
+
+
+def distinct_at_k(
+    texts: Any,
+    k: int = 10,
+    n: int = 2,
+    ks: Sequence[int] | None = None,
+    samples: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+    tokenizer: str | Tokenizer = "whitespace",
+    lowercase: bool = False,
+    setting: str | None = None,
+) -> Score:
+    """Mean Distinct-n of ``samples`` random subsets of ``k`` responses (seeded), per corpus or
+    set. ``details["curve"]``: per group, the curve over ``ks`` (default 1, 2, 4, ... up to the
+    group's size, and ``k``) with its percentile interval; ``details["interval"]``: the interval
+    at ``k``. A group smaller than k is scored at its own size (every subset is the group)."""
+    prep = prepare(texts, tokenizer, lowercase, setting)
+    codes, starts, _ = ngram_codes(prep.tids, n)
+    text_of_code = text_of_positions(prep.tids, starts)
+    rng = np.random.default_rng(seed)
+    values, lows, highs, curves = [], [], [], []
+    # subsets are drawn from the texts in canonical order: the draws, like the score, do not
+    # depend on the order the responses were listed in
+    for ordered in members_in_canonical_order(prep):
+        members = np.array(ordered, dtype=np.int64)
+        size = members.size
+        grid = sorted({*(ks or [2**i for i in range(int(math.log2(max(size, 1))) + 1)]), size, k})
+        curve = distinct_curve_of_group(
+            codes, text_of_code, members, grid, samples, rng, confidence
+        )
+        at_k = next(c for c in curve if c["k"] == min(k, size))
+        values.append(at_k["mean"])
+        lows.append(at_k["low"])
+        highs.append(at_k["high"])
+        curves.append(curve)
+    sig = {"n": n, "k": k, "samples": samples, "seed": seed}
+    details = {
+        "interval": (float(np.mean(lows)), float(np.mean(highs))),
+        "confidence": confidence,
+        "curve": curves[0] if prep.n_groups == 1 else curves,
+    }
+    return lexical_score("distinct-at-k", np.array(values), prep, sig, details)

@@ -1,0 +1,65 @@
+"""Registry table of homogenization (issue 17): mean similarity of each document to the others."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..registry import Metric, register_all
+
+
+def _rouge_l(data, **_):
+    from .homogenization import homogenization_rouge_l
+
+    return homogenization_rouge_l(data)
+
+
+def _bertscore(data, embedding_model=None, device=None, batch_size=None, context=None):
+    from .homogenization import homogenization_bertscore
+
+    if embedding_model is not None and not isinstance(embedding_model, str):
+        raise InputError(
+            "homogenization-bertscore needs a transformers model (a folder or a name), "
+            f"not {type(embedding_model).__name__}"
+        )
+    return homogenization_bertscore(
+        data, embedding_model, device=device, batch_size=batch_size or 64, context=context
+    )
+
+
+def _bleu(data, tokenizer="whitespace", lowercase=False):
+    from .homogenization import homogenization_bleu
+
+    return homogenization_bleu(data, tokenizer=tokenizer, lowercase=lowercase)
+
+
+TABLE = [
+    Metric(
+        "homogenization-rougel",
+        "mean over responses of their mean ROUGE-L F1 to every other response "
+        "(Padmakumar & He 2023; Shaib et al. 2024); higher = more homogeneous",
+        _rouge_l,
+        options=(),
+        direction="lower",
+        citation="Padmakumar & He 2023",
+    ),
+    Metric(
+        "homogenization-bertscore",
+        "mean over responses of their mean BERTScore F1 to every other response, "
+        "all-MiniLM-L6-v2 layer 6 by default (Padmakumar & He 2023); higher = more homogeneous",
+        _bertscore,
+        options=("embedding_model", "device", "batch_size"),
+        extra="models",
+        direction="lower",
+        citation="Padmakumar & He 2023",
+    ),
+    Metric(
+        "homogenization-bleu",
+        "mean over responses of their mean BLEU-4 (nltk method1) against every other response "
+        "as the single reference (Shaib et al. 2024); higher = more homogeneous",
+        _bleu,
+        options=("tokenizer", "lowercase"),
+        direction="lower",
+        citation="Shaib et al. 2024",
+    ),
+]
+
+register_all(TABLE)
