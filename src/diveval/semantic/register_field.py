@@ -12,7 +12,9 @@ def _rouge_l(data, **_):
     return homogenization_rouge_l(data)
 
 
-def _bertscore(data, embedding_model=None, device=None, batch_size=None, context=None):
+def _bertscore(
+    data, embedding_model=None, device=None, batch_size=None, context=None, precision=None
+):
     from .homogenization import homogenization_bertscore
 
     if embedding_model is not None and not isinstance(embedding_model, str):
@@ -21,7 +23,12 @@ def _bertscore(data, embedding_model=None, device=None, batch_size=None, context
             f"not {type(embedding_model).__name__}"
         )
     return homogenization_bertscore(
-        data, embedding_model, device=device, batch_size=batch_size or 64, context=context
+        data,
+        embedding_model,
+        device=device,
+        batch_size=batch_size or 64,
+        context=context,
+        precision=precision,
     )
 
 
@@ -46,7 +53,7 @@ TABLE = [
         "mean over responses of their mean BERTScore F1 to every other response, "
         "all-MiniLM-L6-v2 layer 6 by default (Padmakumar & He 2023); higher = more homogeneous",
         _bertscore,
-        options=("embedding_model", "device", "batch_size"),
+        options=("embedding_model", "device", "precision", "batch_size"),
         extra="models",
         direction="lower",
         citation="Padmakumar & He 2023",
