@@ -8,9 +8,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# Property tests check values, not speed: no per-example deadline and no too-slow health check,
+# which a loaded machine trips without any change in the code under test
+settings.register_profile("diveval", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("diveval")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
