@@ -9,6 +9,7 @@ METRIC_MODULES = [
     "diveval.semantic.register",
     "diveval.reference.register",
     "diveval.reference.multiref_register",
+    "diveval.semantic.register_novelty",
 ]
 
 _loaded = False

@@ -33,6 +33,7 @@ KNOWN_OPTIONS = (
     "smoothing",
     "variant",
     "progress",
+    "judge",
 )
 
 
