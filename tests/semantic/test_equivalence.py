@@ -171,7 +171,10 @@ def test_nli_judge_needs_entailment_both_ways():
     judge = NLIJudge(nli)
     assert judge.judge_pairs([("a", "b"), ("a", "c")]) == [True, False]
     score = equivalence_classes([["a", "b", "c"]], nli_model=nli)
-    assert score.details["labels"] == [[0, 0, 1]]
+    assert score.details["labels"].tolist() == [[0, 0, 1]]
+    assert "labels" not in score.to_dict() and score.to_dict(True)["details"]["labels"] == [
+        [0, 0, 1]
+    ]
     assert "table-nli" in score.signature
 
 

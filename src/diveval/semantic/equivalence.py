@@ -312,6 +312,14 @@ def _qualities(items: list[list[str]], quality: Any) -> list[list[float]]:
     return out
 
 
+def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
+    """One list per set in a 1-D array: per-set detail, so JSON shows it only with --items."""
+    out = np.empty(len(labels), dtype=object)
+    for k, lab in enumerate(labels):
+        out[k] = list(lab)
+    return out
+
+
 def equivalence_classes(
     sets: Any,
     judge: Any = "nli",
@@ -355,7 +363,7 @@ def equivalence_classes(
     details = {
         "utility": result.utility,
         "mean_utility": float(result.utility.mean()),
-        "labels": [list(lab) for lab in result.labels],
+        "labels": _per_set_lists(result.labels),
     }
     return Score(
         "equivalence-classes", float(result.distinct.mean()), sig, SETS, result.distinct, details
