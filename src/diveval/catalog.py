@@ -11,6 +11,7 @@ METRIC_MODULES = [
     "diveval.semantic.register_field",
     "diveval.reference.register",
     "diveval.reference.multiref_register",
+    "diveval.semantic.register_novelty",
 ]
 
 _loaded = False

@@ -34,6 +34,7 @@ KNOWN_OPTIONS = (
     "smoothing",
     "variant",
     "progress",
+    "judge",
 )
 
 

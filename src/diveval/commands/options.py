@@ -55,6 +55,12 @@ def add_model_options(p: Any) -> None:
         "--batch-size", type=int, default=None, help="model batch size (default: by device)"
     )
     g.add_argument(
+        "--judge",
+        default=None,
+        help="equivalence-classes judge: nli (default), embedding[:THRESHOLD] (0.8), "
+        "bleu[:THRESHOLD] (0.3)",
+    )
+    g.add_argument(
         "--cache", dest="cache_dir", default=None, help="folder of an on-disk score cache"
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import InputError
 from ..io.readers import FORMATS
 from . import add_json_flag, add_metric_flag, help_formatter
@@ -95,9 +97,33 @@ def add_parser(sub):
         "field, e.g. human scores), ready for `diveval correlate`",
     )
     add_model_options(p)
+    add_level_options(p)
     add_scale_options(p)
     add_json_flag(p)
     return p
+
+
+def add_level_options(p) -> None:
+    g = p.add_argument_group("reporting levels (Kirk et al. 2024; see README, Reporting levels)")
+    g.add_argument(
+        "--level",
+        choices=["per-input", "across-input", "cross-model"],
+        default=None,
+        help="score each --metric at this level, with a bootstrap interval; JSONL records with "
+        "responses (and prompt/context and model for cross-model)",
+    )
+    g.add_argument(
+        "--k", type=int, default=None, help="per-input: subsample k outputs per input (seeded)"
+    )
+    g.add_argument("--draws", type=int, default=10, help="seeded draws averaged (default 10)")
+    g.add_argument(
+        "--model-field", default="model", help="cross-model: the record field naming the model"
+    )
+    g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    g.add_argument(
+        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
+    )
+    g.add_argument("--seed", type=int, default=0, help="seed of draws and resamples (default 0)")
 
 
 def add_scale_options(p) -> None:
@@ -128,6 +154,12 @@ def run(args) -> int:
 
     if (args.memory or args.shard or args.state) and (args.by or args.summary or args.items):
         raise InputError("--by, --summary and --items go with a whole run, not --shard or --memory")
+    if args.level:
+        if args.memory or args.shard or args.state or args.by or isinstance(args.items, str):
+            raise InputError("--level runs alone: not with --by, --items FILE, --shard, --memory")
+        if args.engine != "local":
+            raise InputError("--level runs in one process: not with --engine ray")
+        return _run_level(args)
     if args.memory or args.approx:
         return _run_streamed(args)
     if args.items is True and not args.json:
@@ -323,3 +355,63 @@ def _run_streamed(args) -> int:
     else:
         print(scores_table(scores, f"{args.input}: streamed in {args.memory}"))
     return 0
+
+
+def _run_level(args) -> int:
+    """`--level`: each metric at one reporting level (``meta.levels``); printing only here."""
+    import json
+
+    from ..io.readers import locate, read_input
+    from ..meta.levels import group_by_input, score_level
+    from ..registry import default_metrics
+
+    data = read_input(args.input, args.format, args.field)
+    if data.setting != "sets":
+        raise InputError(
+            "--level needs the outputs of each input as a set (JSONL records with responses)",
+            data.path,
+        )
+    names = args.metrics or default_metrics("sets")
+    payload: Any = data.items
+    if args.level == "cross-model":
+        payload = group_by_input(data.records, data.items, args.model_field)
+    options = metric_options(args)
+    try:
+        results = _levels(args, names, payload, options, score_level)
+    except InputError as exc:  # "set N" of per-input / across-input is record N of the file
+        raise (exc if args.level == "cross-model" else locate(exc, data)) from None
+    if args.json:
+        out = {"input": args.input, "level": args.level, "scores": {}}
+        for r in results:
+            out["scores"][r.metric] = r.to_dict(with_items=args.items is True)
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{args.input}: level {args.level}")
+    for r in results:
+        iv = r.interval
+        print(
+            f"{r.metric:24s} {r.value:.4f}  [{iv.low:.4f}, {iv.high:.4f}] "
+            f"({iv.confidence:.0%}; {r.direction} = more diverse)  {r.signature}"
+        )
+    return 0
+
+
+def _levels(args, names, payload, options, score_level) -> list:
+    from ..context import RunContext
+
+    context = RunContext(progress=True)
+    return [
+        score_level(
+            args.level,
+            name,
+            payload,
+            k=args.k,
+            draws=args.draws,
+            n_resamples=args.resamples,
+            confidence=args.confidence,
+            seed=args.seed,
+            context=context,
+            **options,
+        )
+        for name in names
+    ]

@@ -1,0 +1,370 @@
+"""Equivalence classes of a set of generations (NoveltyBench, Zhang et al. 2025), a sets-only metric.
+
+The k generations of one prompt are partitioned greedily, in order: a generation joins the first
+class whose *representative* (the class's first member) the judge calls equivalent to it, else it
+opens a new class. ``distinct_k`` is the number of classes. The patience-weighted utility is
+
+    utility_k = sum_i p^(i-1) * new_i * quality_i / sum_i p^(i-1),   i = 1..k,
+
+where ``new_i`` is 1 when generation i opens a class and ``quality_i`` is a user-given quality
+(NoveltyBench uses a reward model mapped to 1..10; diveval's default quality is 1 for every
+generation, so the default utility is the patience-weighted share of novel generations). This is
+``np.average(generation_scores, weights=p ** arange(k))`` in NoveltyBench's ``src/score.py``.
+
+Judges (``judge=``):
+
+- ``"nli"`` (default): bidirectional entailment, the argmax label of NLI(a, b) and of NLI(b, a) is
+  entailment in both directions; any NLI model, the shipped one by default, through diveval's
+  cached NLI backend (each ordered pair goes to the model once);
+- ``"embedding[:T]"``: cosine of the sentence embeddings >= T (default 0.8);
+- ``"bleu[:T]"``: NoveltyBench's symmetric BLEU, (BLEU(a|b) + BLEU(b|a)) / 200 >= T (default 0.3),
+  sacrebleu's corpus BLEU on the single pair as NoveltyBench computes it;
+- any callable ``judge(a, b) -> bool``.
+
+Differences from NoveltyBench's code, on purpose: its ``partition.py`` stores ``max(partition)``
+as "distinct", one less than the number of classes; diveval reports the number of classes, as the
+paper defines distinct_k. Identical texts are always one class, without asking the judge (its BLEU
+judge calls two copies of a text shorter than 4 words different: no 4-grams, BLEU 0). Its
+classifier judge first applies a word-overlap shortcut to texts of at
+most 5 words; that shortcut belongs to its classifier, not to the partition, and is not applied.
+
+Judge calls are batched across sets (one model call per generation position) and cached per run
+(``RunContext``): the same ordered pair is never judged twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Optional, Sequence
+
+import numpy as np
+
+from ..context import RunContext
+from ..data import require_sets
+from ..errors import InputError
+from ..results import SETS, Score, make_signature
+
+DEFAULT_PATIENCE = 0.8
+DEFAULT_THRESHOLDS = {"embedding": 0.8, "bleu": 0.3}
+JUDGE_KINDS = ("nli", "embedding", "bleu")
+
+Pair = tuple[str, str]
+
+
+class Judge:
+    """Decides equivalence of (representative, candidate) pairs in batches.
+
+    name: goes into the signature. ``judge_pairs`` returns one bool per pair.
+    """
+
+    name = "judge"
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        raise NotImplementedError
+
+
+class CallableJudge(Judge):
+    """A user's ``f(a, b) -> bool``, called once per pair."""
+
+    def __init__(self, fn: Callable[[str, str], Any], name: str | None = None):
+        self.fn = fn
+        self.name = name or f"callable:{getattr(fn, '__name__', 'judge')}"
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        return [bool(self.fn(a, b)) for a, b in pairs]
+
+
+class NLIJudge(Judge):
+    """Bidirectional entailment: both NLI(a, b) and NLI(b, a) have entailment as argmax."""
+
+    def __init__(self, model: Any):
+        self.model = model  # an NLIModel (diveval's CachedNLI in use)
+        self.name = f"nli-bidirectional:{model.name}:{model.fingerprint}"
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        if not pairs:
+            return []
+        from ..models.base import ENTAILMENT
+
+        premises = [a for a, _ in pairs] + [b for _, b in pairs]
+        hypotheses = [b for _, b in pairs] + [a for a, _ in pairs]
+        labels = np.argmax(np.asarray(self.model.predict(premises, hypotheses)), axis=1)
+        n = len(pairs)
+        return [bool(x) for x in (labels[:n] == ENTAILMENT) & (labels[n:] == ENTAILMENT)]
+
+
+class EmbeddingJudge(Judge):
+    """Cosine similarity of sentence embeddings at least ``threshold``."""
+
+    def __init__(self, embedder: Any, threshold: float):
+        self.embedder = embedder  # an Embedder (diveval's CachedEmbedder in use)
+        self.threshold = threshold
+        self.name = f"embedding:{threshold:g}:{embedder.name}:{embedder.fingerprint}"
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        if not pairs:
+            return []
+        from .embedding_diversity import unit_rows
+
+        n = len(pairs)
+        x = unit_rows(self.embedder.encode([a for a, _ in pairs] + [b for _, b in pairs]))
+        cos = np.einsum("ij,ij->i", x[:n], x[n:])
+        return [bool(c >= self.threshold) for c in cos]
+
+
+class BleuJudge(Judge):
+    """NoveltyBench's symmetric BLEU: mean of sacrebleu BLEU in both directions / 100."""
+
+    def __init__(self, threshold: float):
+        from sacrebleu.metrics import BLEU
+
+        self.threshold = threshold
+        self.bleu = BLEU()
+        self.name = f"bleu:{threshold:g}:sacrebleu"
+
+    def similarity(self, a: str, b: str) -> float:
+        forward = self.bleu.corpus_score([a], [[b]]).score
+        backward = self.bleu.corpus_score([b], [[a]]).score
+        return (forward + backward) / 200
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        return [self.similarity(a, b) >= self.threshold for a, b in pairs]
+
+
+class CachedJudge(Judge):
+    """Asks the wrapped judge only about pairs it has not seen (within a call too)."""
+
+    def __init__(self, judge: Judge):
+        self.judge = judge
+        self.name = judge.name
+        self.memo: dict[Pair, bool] = {}
+        self.judged = 0  # pairs the wrapped judge was asked about
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        todo = list(dict.fromkeys(p for p in pairs if p not in self.memo))
+        if todo:
+            self.judged += len(todo)
+            self.memo.update(zip(todo, self.judge.judge_pairs(todo)))
+        return [self.memo[p] for p in pairs]
+
+
+def parse_judge(spec: str) -> tuple[str, float | None]:
+    """'nli' | 'embedding[:T]' | 'bleu[:T]' -> (kind, threshold); an InputError otherwise."""
+    kind, _, rest = spec.partition(":")
+    if kind not in JUDGE_KINDS:
+        raise InputError(
+            f"unknown judge {spec!r}; choose nli, embedding[:THRESHOLD] or bleu[:THRESHOLD]"
+        )
+    if kind == "nli":
+        if rest:
+            raise InputError(f"the nli judge takes no threshold (use --nli-model), got {spec!r}")
+        return kind, None
+    if not rest:
+        return kind, DEFAULT_THRESHOLDS[kind]
+    try:
+        threshold = float(rest)
+    except ValueError:
+        raise InputError(f"judge threshold must be a number, got {rest!r} in {spec!r}") from None
+    if not np.isfinite(threshold):
+        raise InputError(f"judge threshold must be finite, got {spec!r}")
+    return kind, threshold
+
+
+def make_judge(
+    judge: Any = "nli",
+    *,
+    nli_model: Any = None,
+    embedding_model: Any = None,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    cache_dir: Optional[str] = None,
+) -> Judge:
+    """A Judge from a spec string, a Judge, or a callable ``f(a, b) -> bool``."""
+    if isinstance(judge, Judge):
+        return judge
+    if callable(judge):
+        return CallableJudge(judge)
+    if not isinstance(judge, str):
+        raise InputError(
+            f"judge must be a string, a Judge or a callable, got {type(judge).__name__}"
+        )
+    kind, threshold = parse_judge(judge)
+    if kind == "nli":
+        from ..models.cache import cached_nli
+        from ..models.resolve import resolve_nli_model
+
+        model = resolve_nli_model(nli_model, device=device, batch_size=batch_size)
+        return NLIJudge(cached_nli(model, cache_dir))
+    if kind == "embedding":
+        from ..models.cache import cached_embedder
+        from ..models.resolve import resolve_embedder
+
+        emb = resolve_embedder(embedding_model, device=device, batch_size=batch_size)
+        return EmbeddingJudge(cached_embedder(emb, cache_dir), float(threshold or 0.0))
+    return BleuJudge(float(threshold or 0.0))
+
+
+def _judge_key(judge: Any, nli_model: Any, embedding_model: Any, cache_dir: Any) -> Hashable:
+    def ident(x: Any) -> Hashable:
+        return x if x is None or isinstance(x, str) else id(x)
+
+    return ("equivalence-judge", ident(judge), ident(nli_model), ident(embedding_model), cache_dir)
+
+
+def partition_sets(sets: Sequence[Sequence[str]], judge: Judge) -> list[list[int]]:
+    """Class index of every generation of every set (classes numbered in order of opening).
+
+    Batched over sets: at generation position j, every set's pairs (representative of each open
+    class, generation j) go to the judge in one call; a generation joins the first class in order
+    of opening whose representative is judged equivalent.
+    """
+    labels: list[list[int]] = [[-1] * len(s) for s in sets]
+    reps: list[list[int]] = [[] for _ in sets]  # index of each class's representative
+    for j in range(max((len(s) for s in sets), default=0)):
+        asks = [(k, c) for k, s in enumerate(sets) if j < len(s) for c in range(len(reps[k]))]
+        pairs = [(sets[k][reps[k][c]], sets[k][j]) for k, c in asks]
+        # identical texts are equivalent under any judge; NoveltyBench's BLEU would split two
+        # copies of a text shorter than 4 words (no 4-grams: BLEU 0), so they skip the judge
+        ask = [p for p in pairs if p[0] != p[1]]
+        answers = iter(judge.judge_pairs(ask))
+        verdicts = [True if a == b else next(answers) for a, b in pairs]
+        joined: dict[int, int] = {}
+        for (k, c), same in zip(asks, verdicts):
+            if same and k not in joined:
+                joined[k] = c  # asks are in class order, so the first True is the first class
+        for k, s in enumerate(sets):
+            if j >= len(s):
+                continue
+            if k in joined:
+                labels[k][j] = joined[k]
+            else:
+                labels[k][j] = len(reps[k])
+                reps[k].append(j)
+    return labels
+
+
+def patience_utility(labels: Sequence[int], quality: Sequence[float], patience: float) -> float:
+    """NoveltyBench's utility: quality of class-opening generations, weighted by p^(i-1)."""
+    seen: set[int] = set()
+    gains = np.zeros(len(labels))
+    for i, (c, q) in enumerate(zip(labels, quality)):
+        if c not in seen:
+            seen.add(c)
+            gains[i] = q
+    weights = patience ** np.arange(len(labels), dtype=np.float64)
+    return float(np.dot(gains, weights) / weights.sum())
+
+
+@dataclass(frozen=True)
+class Partition:
+    """The classes of each set, distinct_k and utility per set."""
+
+    labels: list[list[int]]
+    distinct: np.ndarray
+    utility: np.ndarray
+    judge: str  # the judge's name, for signatures
+
+
+def partition(
+    sets: Any,
+    judge: Any = "nli",
+    *,
+    quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
+    patience: float = DEFAULT_PATIENCE,
+    context: RunContext | None = None,
+    **judge_options: Any,
+) -> Partition:
+    """Partition each set into equivalence classes (see the module docstring).
+
+    quality: None (1 for every generation), a function of one generation, or one list of numbers
+    per set, parallel to its generations.
+    """
+    items = require_sets(sets, "equivalence-classes")
+    if any(len(s) == 0 for s in items):
+        raise InputError("equivalence-classes: every set needs at least 1 generation")
+    if not 0 < patience <= 1:
+        raise InputError(f"patience must be in (0, 1], got {patience}")
+    qualities = _qualities(items, quality)
+    context = context if context is not None else RunContext()
+    key = _judge_key(
+        judge,
+        judge_options.get("nli_model"),
+        judge_options.get("embedding_model"),
+        judge_options.get("cache_dir"),
+    )
+    cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **judge_options)))
+    labels = partition_sets(items, cached)
+    distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
+    utility = np.array(
+        [patience_utility(lab, q, patience) for lab, q in zip(labels, qualities)], dtype=np.float64
+    )
+    return Partition(labels, distinct, utility, cached.name)
+
+
+def _qualities(items: list[list[str]], quality: Any) -> list[list[float]]:
+    if quality is None:
+        return [[1.0] * len(s) for s in items]
+    if callable(quality):
+        return [[float(quality(t)) for t in s] for s in items]
+    out = [[float(q) for q in row] for row in quality]
+    if len(out) != len(items) or any(len(q) != len(s) for q, s in zip(out, items)):
+        raise InputError("quality must give one number per generation of every set")
+    return out
+
+
+def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
+    """One list per set in a 1-D array: per-set detail, so JSON shows it only with --items."""
+    out = np.empty(len(labels), dtype=object)
+    for k, lab in enumerate(labels):
+        out[k] = list(lab)
+    return out
+
+
+def equivalence_classes(
+    sets: Any,
+    judge: Any = "nli",
+    *,
+    quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
+    patience: float = DEFAULT_PATIENCE,
+    nli_model: Any = None,
+    embedding_model: Any = None,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    cache_dir: Optional[str] = None,
+    progress: Optional[bool] = None,
+    context: RunContext | None = None,
+) -> Score:
+    """distinct_k per set (value: the mean over sets), with the utility in ``details``.
+
+    ``details``: ``utility`` (per set), ``mean_utility``, ``labels`` (class of each generation).
+    """
+    del progress
+    context = context if context is not None else RunContext()
+    result = partition(
+        sets,
+        judge,
+        quality=quality,
+        patience=patience,
+        context=context,
+        nli_model=nli_model,
+        embedding_model=embedding_model,
+        device=device,
+        batch_size=batch_size,
+        cache_dir=cache_dir,
+    )
+    sig = make_signature(
+        "equivalence-classes",
+        judge=result.judge,
+        rep="first",
+        patience=patience,
+        quality="given" if quality is not None else "1",
+        setting=SETS,
+    )
+    details = {
+        "utility": result.utility,
+        "mean_utility": float(result.utility.mean()),
+        "labels": _per_set_lists(result.labels),
+    }
+    return Score(
+        "equivalence-classes", float(result.distinct.mean()), sig, SETS, result.distinct, details
+    )
