@@ -89,10 +89,10 @@ def test_backward_pass_lowers_the_content_loss(lm):
 
     adapter = DeloreanAdapter(lm, iterations=1, backward_iters=5, stepsize=0.01)
     prompt, e_old, _ = _ids(adapter, C_NEW, E_OLD)
-    target = torch.tensor(e_old)
+    target = torch.tensor([e_old])
     ys, _ = adapter._greedy_init(torch.tensor([prompt]), len(e_old))
-    moved = adapter._backward(ys, target)
-    assert F.cross_entropy(moved, target) < F.cross_entropy(ys, target)
+    moved = adapter._backward(ys, target, torch.ones_like(target, dtype=torch.bool))
+    assert F.cross_entropy(moved[0], target[0]) < F.cross_entropy(ys[0], target[0])
     assert not moved.requires_grad
 
 
@@ -116,3 +116,12 @@ def test_bad_settings_are_input_errors(lm):
         DeloreanAdapter(lm, mix_rate=1.5)
     with pytest.raises(InputError):
         DeloreanAdapter(lm, iterations=-1)
+
+
+def test_a_batch_gives_what_each_reference_gives_alone(lm):
+    adapter = DeloreanAdapter(lm, iterations=3, stepsize=0.05, extra_tokens=3)
+    refs = [E_OLD, "yes", "i want to go home , i feel sad", ""]
+    together = adapter.adapt_many(refs, C_NEW)
+    alone = [adapter.adapt(r, [], C_NEW) for r in refs]
+    assert together == alone
+    assert together[3] == ""  # an empty reference is kept as it is

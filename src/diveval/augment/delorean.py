@@ -111,36 +111,58 @@ class DeloreanAdapter:
     def adapt(
         self, reference: str, source_context: Sequence[str], target_context: Sequence[str]
     ) -> str | None:
-        e_old = self.lm.encode(reference.strip())
-        if not e_old:
-            return reference
-        s = self.settings
-        prompt = self.prompt_ids(target_context, len(e_old) + s.extra_tokens)
-        ids = self.decode_ids(prompt, e_old)
-        text = _finish(self.lm, ids, len(e_old))
-        return text or None
+        return self.adapt_many([reference], target_context)[0]
+
+    def adapt_many(
+        self, references: Sequence[str], target_context: Sequence[str]
+    ) -> list[str | None]:
+        """Every reference adapted to one new context, in one batch (they share c_new, so the
+        LM runs once per step for all of them); None where nothing is left."""
+        out: list[str | None] = [r for r in references]
+        todo = [(i, self.lm.encode(r.strip())) for i, r in enumerate(references)]
+        todo = [(i, e) for i, e in todo if e]  # an empty reference stays as it is
+        if not todo:
+            return out
+        room = max(len(e) for _, e in todo) + self.settings.extra_tokens
+        prompt = self.prompt_ids(target_context, room)
+        ids = self.decode_batch(prompt, [e for _, e in todo])
+        for (i, e_old), row in zip(todo, ids):
+            out[i] = _finish(self.lm, row, len(e_old)) or None
+        return out
 
     def decode_ids(self, prompt_ids: Sequence[int], target_ids: Sequence[int]) -> list[int]:
         """The algorithm on token ids: N + ``extra_tokens`` output ids for c_new = ``prompt_ids``
         and e_old = ``target_ids`` (N = len(target_ids))."""
+        return self.decode_batch(prompt_ids, [target_ids])[0]
+
+    def decode_batch(
+        self, prompt_ids: Sequence[int], targets: Sequence[Sequence[int]]
+    ) -> list[list[int]]:
+        """``decode_ids`` for several e_old at once (one row each; rows never interact)."""
         import torch
 
         s = self.settings
-        n = len(target_ids)
-        total = n + s.extra_tokens
         device = self.lm.device
-        prompt = torch.tensor([list(prompt_ids)], device=device)
-        target = torch.tensor(list(target_ids), device=device)
+        lengths = torch.tensor([len(t) for t in targets], device=device)
+        if int(lengths.min()) < 1:
+            raise InputError("DELOREAN needs a non-empty e_old")
+        n_max = int(lengths.max())
+        total = n_max + s.extra_tokens
+        prompt = torch.tensor([list(prompt_ids)] * len(targets), device=device)
+        target = torch.zeros(len(targets), n_max, dtype=torch.long, device=device)
+        for row, t in enumerate(targets):
+            target[row, : len(t)] = torch.tensor(list(t), device=device)
+        # positions that belong to e_old (the rest of a shorter row is padding)
+        mask = torch.arange(n_max, device=device)[None, :] < lengths[:, None]
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(s.seed))
             ys, ids = self._greedy_init(prompt, total)
-            if s.iterations == 0:
-                return ids
-            soft = ys[:n]
-            for _ in range(s.iterations):
-                backward = self._backward(soft, target)
-                soft, ids = self._forward(prompt, backward, total)
-            return ids
+            if s.iterations > 0:
+                soft = ys[:, :n_max]
+                for _ in range(s.iterations):
+                    backward = self._backward(soft, target, mask)
+                    soft, ids = self._forward(prompt, backward, mask, total)
+        return [ids[row, : int(n) + s.extra_tokens].tolist() for row, n in enumerate(lengths)]
 
     # the three passes ----------------------------------------------------------------------------
 
@@ -153,46 +175,56 @@ class DeloreanAdapter:
         with torch.no_grad():
             out = model(input_ids=prompt, use_cache=True)
             for _ in range(total):
-                step = out.logits[0, -1].float()
+                step = out.logits[:, -1].float()
                 logits_seq.append(step)
-                tok = int(torch.argmax(step))
+                tok = torch.argmax(step, dim=-1)
                 ids.append(tok)
-                nxt = torch.tensor([[tok]], device=prompt.device)
-                out = model(input_ids=nxt, past_key_values=out.past_key_values, use_cache=True)
-        return torch.stack(logits_seq), ids
+                out = model(
+                    input_ids=tok[:, None], past_key_values=out.past_key_values, use_cache=True
+                )
+        return torch.stack(logits_seq, dim=1), torch.stack(ids, dim=1)
 
-    def _backward(self, soft, target):
-        """``backward_iters`` normalised gradient steps of CE(softmax(Ỹ), e_old) on Ỹ alone."""
+    def _backward(self, soft, target, mask):
+        """``backward_iters`` normalised gradient steps of CE(softmax(Ỹ), e_old) on Ỹ alone,
+        each row (one e_old) with its own loss and its own step length."""
         import torch
         import torch.nn.functional as F
 
         s = self.settings
+        soft = soft.detach()
+        keep = mask[:, :, None].to(soft.dtype)
         shift = torch.zeros_like(soft)
         for _ in range(s.backward_iters):
             delta = shift.clone().requires_grad_(True)
-            logits = soft.detach() + delta
-            loss = F.cross_entropy(logits, target)
+            logits = soft + delta
+            ce = F.cross_entropy(logits.transpose(1, 2), target, reduction="none")
+            # each row's mean over its own tokens; the sum keeps rows independent
+            loss = ((ce * mask).sum(dim=1) / mask.sum(dim=1)).sum()
             (grad,) = torch.autograd.grad(loss, [delta])
-            # the authors' step: along -grad, its length stepsize * ||logits||
-            scale = s.stepsize * logits.detach().norm() / (grad.norm() + 1e-15)
-            shift = shift - scale * grad
-        return (soft + shift).detach()
+            grad = grad * keep
+            # the authors' step: along -grad, its length stepsize * ||logits|| (per row)
+            logit_norm = (logits.detach() * keep).flatten(1).norm(dim=1)
+            grad_norm = grad.flatten(1).norm(dim=1) + 1e-15
+            shift = shift - (s.stepsize * logit_norm / grad_norm)[:, None, None] * grad
+        return soft + shift
 
-    def _forward(self, prompt, backward, total: int):
+    def _forward(self, prompt, backward, mask, total: int):
         """The LM given c_new and the soft prefix, mixed with the backward logits for t <= N."""
         import torch
 
         s = self.settings
         model = self.lm.model
         embeddings = model.get_input_embeddings().weight
-        n = backward.shape[0]
+        n_max = backward.shape[1]
         mixed_seq, ids = [], []
         with torch.no_grad():
             out = model(input_ids=prompt, use_cache=True)
             for t in range(total):
-                forward = out.logits[0, -1].float() / s.temperature_forward
-                if t < n:
-                    mixed = s.mix_rate * forward + (1.0 - s.mix_rate) * backward[t]
+                forward = out.logits[:, -1].float() / s.temperature_forward
+                if t < n_max:
+                    mixed = s.mix_rate * forward + (1.0 - s.mix_rate) * backward[:, t]
+                    # past a row's own N the forward logits continue alone
+                    mixed = torch.where(mask[:, t, None], mixed, forward)
                     mixed_seq.append(mixed)
                 else:
                     mixed = forward
@@ -201,23 +233,24 @@ class DeloreanAdapter:
                     break
                 weights = torch.softmax(mixed / SOFT_TOKEN_TEMPERATURE, dim=-1)
                 vocab = min(weights.shape[-1], embeddings.shape[0])
-                soft_embed = weights[:vocab].to(embeddings.dtype) @ embeddings[:vocab]
+                soft_embed = weights[:, :vocab].to(embeddings.dtype) @ embeddings[:vocab]
                 out = model(
-                    inputs_embeds=soft_embed.view(1, 1, -1),
+                    inputs_embeds=soft_embed[:, None, :],
                     past_key_values=out.past_key_values,
                     use_cache=True,
                 )
-        return torch.stack(mixed_seq), ids
+        return torch.stack(mixed_seq, dim=1), torch.stack(ids, dim=1)
 
 
-def _pick(logits, top_k: int) -> int:
-    """The authors' decoding: keep the top-k logits, then the most probable (argmax) of them."""
+def _pick(logits, top_k: int):
+    """The authors' decoding: keep the top-k logits, then the most probable (argmax) of them;
+    one id per row."""
     import torch
 
     if top_k > 0:
-        kth = torch.topk(logits, min(top_k, logits.shape[-1])).values[-1]
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[:, -1:]
         logits = torch.where(logits < kth, torch.full_like(logits, -1e10), logits)
-    return int(torch.argmax(logits))
+    return torch.argmax(logits, dim=-1)
 
 
 _ENDS = (". ", "! ", "? ", '." ', '!" ', '?" ')

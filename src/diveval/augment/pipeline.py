@@ -113,9 +113,10 @@ def _added(
         q = Query(
             " ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut)
         )
-        for r in retriever.search(q, k):
-            src_ctx = list(retriever.corpus[r.dialogue_index].turns[: r.turn])
-            text = adapter.adapt(r.text, src_ctx, list(ctx))
+        found = retriever.search(q, k)
+        sources = [list(retriever.corpus[r.dialogue_index].turns[: r.turn]) for r in found]
+        texts = adapt_all(adapter, [r.text for r in found], sources, list(ctx))
+        for r, text in zip(found, texts):
             if text is None:
                 continue
             rec = {
@@ -135,11 +136,10 @@ def _added(
                 rec["original"] = r.text
             added.append(rec)
     if knowledge is not None:
-        for inf in knowledge.infer(list(ctx), key):
-            s = to_sentence(inf)
-            if s is None:
-                continue
-            text = adapter.adapt(s, list(ctx), list(ctx))
+        pairs = [(inf, to_sentence(inf)) for inf in knowledge.infer(list(ctx), key)]
+        pairs = [(inf, s) for inf, s in pairs if s is not None]
+        texts = adapt_all(adapter, [s for _, s in pairs], [list(ctx)] * len(pairs), list(ctx))
+        for (inf, s), text in zip(pairs, texts):
             if text is None:
                 continue
             rec = {
@@ -153,6 +153,23 @@ def _added(
                 rec["original"] = s
             added.append(rec)
     return added
+
+
+def adapt_all(
+    adapter: ContextAdapter,
+    texts: Sequence[str],
+    source_contexts: Sequence[Sequence[str]],
+    target_context: Sequence[str],
+) -> list[str | None]:
+    """Every candidate adapted to the target context: in one batch when the adapter can
+    (``adapt_many``: DELOREAN shares the LM's work over candidates of one context), else one by
+    one."""
+    if not texts:
+        return []
+    many = getattr(adapter, "adapt_many", None)
+    if many is not None:
+        return list(many(list(texts), list(target_context)))
+    return [adapter.adapt(t, src, target_context) for t, src in zip(texts, source_contexts)]
 
 
 def read_items(path: str) -> list[dict]:
