@@ -217,20 +217,15 @@ def _added(
     knowledge,
     adapter,
 ) -> list[dict]:
-    added: list[dict] = []
+    # every candidate first (records without their text), then one adaptation batch for all
+    pending: list[tuple[dict, str, list[str]]] = []  # (record, candidate text, its context)
     if retriever is not None:
         w = retriever.window
         q = Query(
             " ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut)
         )
-        found = retriever.search(q, k)
-        sources = [list(retriever.corpus[r.dialogue_index].turns[: r.turn]) for r in found]
-        texts = adapt_all(adapter, [r.text for r in found], sources, list(ctx))
-        for r, text in zip(found, texts):
-            if text is None:
-                continue
+        for r in retriever.search(q, k):
             rec = {
-                "text": text,
                 "source": "retrieval",
                 "score": r.score,
                 "bm25": {
@@ -242,26 +237,30 @@ def _added(
                 "dialogue": r.dialogue_id,
                 "turn": r.turn,
             }
-            if text != r.text:
-                rec["original"] = r.text
-            added.append(rec)
+            source_ctx = list(retriever.corpus[r.dialogue_index].turns[: r.turn])
+            pending.append((rec, r.text, source_ctx))
     if knowledge is not None:
-        made = [(inf, to_sentence(inf)) for inf in knowledge.infer(list(ctx), key)]
-        pairs = [(inf, s) for inf, s in made if s is not None]
-        texts = adapt_all(adapter, [s for _, s in pairs], [list(ctx)] * len(pairs), list(ctx))
-        for (inf, s), text in zip(pairs, texts):
-            if text is None:
+        for inf in knowledge.infer(list(ctx), key):
+            sentence = to_sentence(inf)
+            if sentence is None:
                 continue
             rec = {
-                "text": text,
                 "source": "commonsense",
                 "relation": inf.relation,
                 "inference": inf.text,
                 "knowledge": knowledge.name,
             }
-            if text != s:
-                rec["original"] = s
-            added.append(rec)
+            # for commonsense the old context is the target context itself (the paper's setup)
+            pending.append((rec, sentence, list(ctx)))
+    texts = adapt_all(adapter, [c for _, c, _ in pending], [s for _, _, s in pending], list(ctx))
+    added: list[dict] = []
+    for (rec, candidate, _), text in zip(pending, texts):
+        if text is None:
+            continue
+        rec = {"text": text, **rec}
+        if text != candidate:
+            rec["original"] = candidate
+        added.append(rec)
     return added
 
 
