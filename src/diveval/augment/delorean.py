@@ -21,8 +21,10 @@ Defaults: the authors' counterfactual script (``run_counterfactual_main.sh``): m
 temperature_forward 1, top_k 1, stepsize 0.0004, and from its grid num_backward_iters 5 and
 num_passes 5 (the cheapest point, as this runs on CPU). Two differences, said here and in the
 signature: (i) the authors start Ỹ from the LM's logits *teacher-forced* on e_old after c_new and
-spend their first pass on a forward pass alone; the issue and SCARCE's appendix start from greedy
-decoding on c_new, which this follows, so every one of the ``iterations`` has a backward pass;
+spend their first pass on a forward pass alone (``init="teacher"`` does that); the issue and
+SCARCE's appendix start from greedy decoding on c_new, the default (``init="greedy"``), where
+every one of the ``iterations`` has a backward pass. With the authors' small step (0.0004) the
+greedy start barely moves towards e_old: the output stays close to the LM's own reply;
 (ii) the authors keep the *first sentence* of the output (their endings are rewritten a sentence
 at a time); a dialogue turn may hold several sentences, so the output keeps the first N tokens'
 text and completes only its last sentence from the extra tokens, cut at the end of the turn.
@@ -38,9 +40,6 @@ from typing import Any, Optional, Sequence
 from ..errors import InputError
 from .lm import CausalLM, load_causal_lm
 
-#: the authors' sharpening temperature of the soft tokens fed back in the forward pass
-SOFT_TOKEN_TEMPERATURE = 0.1
-
 
 @dataclass(frozen=True)
 class DeloreanSettings:
@@ -54,12 +53,23 @@ class DeloreanSettings:
     top_k: int = 1
     extra_tokens: int = 20  # forward tokens past N so a sentence can end (max_length = N + 20)
     seed: int = 0
+    init: str = "greedy"  # "greedy" (the issue, SCARCE's appendix) or "teacher" (authors' code)
+    # c_new as plain text, as the authors fed GPT-2 (True: the LM's chat template, when it has
+    # one; with SmolLM2 its system prompt and soft tokens gave worse text)
+    chat: bool = False
+    soft_temperature: float = 0.1  # the authors' sharpening of the soft tokens fed back
 
     def check(self) -> None:
+        if self.init not in ("greedy", "teacher"):
+            raise InputError(f"DELOREAN init must be greedy or teacher, got {self.init!r}")
+        if self.init == "teacher" and self.iterations < 1:
+            raise InputError("DELOREAN init teacher needs at least one iteration")
         if self.iterations < 0 or self.backward_iters < 0 or self.extra_tokens < 0:
             raise InputError("DELOREAN iterations, backward_iters and extra_tokens must be >= 0")
         if not 0.0 <= self.mix_rate <= 1.0:
             raise InputError(f"DELOREAN mix_rate must be in [0, 1], got {self.mix_rate}")
+        if self.soft_temperature <= 0:
+            raise InputError("DELOREAN soft_temperature must be positive")
         if self.temperature_forward <= 0 or self.stepsize < 0 or self.top_k < 0:
             raise InputError("DELOREAN needs temperature_forward > 0, stepsize >= 0, top_k >= 0")
 
@@ -82,9 +92,14 @@ class DeloreanAdapter:
         return (
             f"delorean|lm:{self.lm.name}|weights:{self.lm.fingerprint}|iters:{s.iterations}"
             f"|bwd:{s.backward_iters}|mix:{s.mix_rate:g}|step:{s.stepsize:g}"
-            f"|tf:{s.temperature_forward:g}|topk:{s.top_k}|extra:{s.extra_tokens}|seed:{s.seed}"
-            f"|init:greedy|cut:turn"
+            f"|tf:{s.temperature_forward:g}|soft:{s.soft_temperature:g}|topk:{s.top_k}|extra:{s.extra_tokens}|seed:{s.seed}"
+            f"|init:{s.init}|prompt:{'chat' if self._use_chat else 'plain'}|cut:turn"
         )
+
+    @property
+    def _use_chat(self) -> bool:
+        has = bool(getattr(self.lm.tokenizer, "chat_template", None))
+        return bool(self.settings.chat and has)
 
     def describe(self) -> dict:
         return {"adapter": "delorean", "lm": self.lm.name, "signature": self.signature} | asdict(
@@ -94,10 +109,14 @@ class DeloreanAdapter:
     # --------------------------------------------------------------------------------------------
 
     def prompt_ids(self, context: Sequence[str], room: int) -> list[int]:
-        """c_new as plain text (turns on their own lines, the response to follow on the next),
+        """c_new in the LM's chat template (the last turn the user's, the output the assistant's
+        reply) or as plain text (turns on their own lines, the response to follow on the next),
         cut from the left to leave ``room`` positions for the output."""
-        text = "\n".join(t.strip() for t in context) + "\n" if context else ""
-        ids = self.lm.encode(text)
+        if self._use_chat and context:
+            ids = self.lm.dialogue_prompt(context)
+        else:
+            text = "\n".join(t.strip() for t in context) + "\n" if context else ""
+            ids = self.lm.encode(text)
         if not ids:  # no context: start from the model's BOS (or EOS) token
             start = self.lm.tokenizer.bos_token_id
             if start is None:
@@ -156,12 +175,18 @@ class DeloreanAdapter:
         mask = torch.arange(n_max, device=device)[None, :] < lengths[:, None]
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(s.seed))
-            ys, ids = self._greedy_init(prompt, total)
-            if s.iterations > 0:
-                soft = ys[:, :n_max]
-                for _ in range(s.iterations):
-                    backward = self._backward(soft, target, mask)
-                    soft, ids = self._forward(prompt, backward, mask, total)
+            if s.init == "teacher":
+                # the authors' start: the LM's logits teacher-forced on e_old after c_new; their
+                # first pass is a forward pass alone
+                soft = self._teacher_init(prompt, target)
+                soft, ids = self._forward(prompt, soft, mask, total)
+                passes = s.iterations - 1
+            else:
+                ys, ids = self._greedy_init(prompt, total)
+                soft, passes = ys[:, :n_max], s.iterations
+            for _ in range(passes):
+                backward = self._backward(soft, target, mask)
+                soft, ids = self._forward(prompt, backward, mask, total)
         return [ids[row, : int(n) + s.extra_tokens].tolist() for row, n in enumerate(lengths)]
 
     # the three passes ----------------------------------------------------------------------------
@@ -183,6 +208,16 @@ class DeloreanAdapter:
                     input_ids=tok[:, None], past_key_values=out.past_key_values, use_cache=True
                 )
         return torch.stack(logits_seq, dim=1), torch.stack(ids, dim=1)
+
+    def _teacher_init(self, prompt, target):
+        """The LM's logits at the positions that predict e_old's tokens, given c_new and e_old's
+        earlier tokens (padding after a shorter row cannot reach its positions: causal LM)."""
+        import torch
+
+        with torch.no_grad():
+            logits = self.lm.model(input_ids=torch.cat([prompt, target], dim=1)).logits
+        start = prompt.shape[1] - 1
+        return logits[:, start : start + target.shape[1]].float()
 
     def _backward(self, soft, target, mask):
         """``backward_iters`` normalised gradient steps of CE(softmax(Ỹ), e_old) on Ỹ alone,
@@ -231,7 +266,7 @@ class DeloreanAdapter:
                 ids.append(_pick(mixed, s.top_k))
                 if t + 1 == total:
                     break
-                weights = torch.softmax(mixed / SOFT_TOKEN_TEMPERATURE, dim=-1)
+                weights = torch.softmax(mixed / s.soft_temperature, dim=-1)
                 vocab = min(weights.shape[-1], embeddings.shape[0])
                 soft_embed = weights[:, :vocab].to(embeddings.dtype) @ embeddings[:vocab]
                 out = model(

@@ -3,8 +3,9 @@
 - ``CometKnowledge``: any COMET checkpoint a user has (a seq2seq model by name or folder, e.g.
   COMET-ATOMIC 2020 BART), prompted as it was trained: ``"{head} {relation} [GEN]"``; beam search,
   up to ``per_relation`` (paper: 5) inferences per relation for the previous speaker's turn.
-- ``LMKnowledge``: the offline **stand-in**, not COMET: a causal LM (SmolLM2 by default) asked one
-  question per relation about the last turn; its name and signature say ``lm-standin``.
+- ``LMKnowledge``: the offline **stand-in**, not COMET: a causal LM (SmolLM2 by default) completes
+  one prompt per relation about the last turn ("... Hearing this, you feel"); its name and
+  signature say ``lm-standin``.
 - ``LMParaphraser``: the PARAPHRASE baselines of Table 2: a causal LM rewrites each human
   reference in other words (greedy, one per reference; every reference of a multi-reference item).
 
@@ -26,15 +27,13 @@ from .lm import CausalLM, default_device, load_causal_lm
 #: CausesDesire / HasFirstSubevent can be asked for too but need templates (``to_sentence``)
 ATOMIC_RELATIONS = ("oEffect", "oReact", "oWant")
 
-#: stand-in questions, one per relation, worded so the answer fits the relation's template
-#: ("I feel {}.", "I will {}.", "I want {}.")
+#: stand-in prompts, one per relation: plain text the LM completes (a small instruct model
+#: follows a completion far better than a question), ending where the relation's template begins
+#: ("I feel {}.", "I will {}.", "I want {}."); ``{}`` receives the last context turn
 QUESTIONS = {
-    "oEffect": 'Someone said to you: "{}"\nIn one or two words, how do you feel after hearing '
-    "this? Answer with the feeling only.",
-    "oReact": 'Someone said to you: "{}"\nWhat will you do next? Answer in a few words, '
-    "starting with a verb.",
-    "oWant": 'Someone said to you: "{}"\nWhat do you want to do now? Answer in a few words, '
-    'starting with "to".',
+    "oEffect": 'Someone says to you: "{}"\nHearing this, you feel',
+    "oReact": 'Someone says to you: "{}"\nIn reply, you will',
+    "oWant": 'Someone says to you: "{}"\nAfter this, you want to',
 }
 
 _LEADS = {
@@ -83,7 +82,7 @@ class LMKnowledge:
     def signature(self) -> str:
         return (
             f"lm-standin|lm:{self.lm.name}|weights:{self.lm.fingerprint}"
-            f"|rel:{','.join(self.relations)}|n:1|greedy|max_new:{self.max_new_tokens}"
+            f"|rel:{','.join(self.relations)}|n:1|greedy|completion|max_new:{self.max_new_tokens}"
         )
 
     def infer(self, context: Sequence[str], key: str | None = None) -> list[Inference]:
@@ -91,9 +90,11 @@ class LMKnowledge:
             return []
         out = []
         for rel in self.relations:
-            prompt = self.lm.chat_prompt(QUESTIONS[rel].format(context[-1].strip()))
+            prompt = self.lm.encode(QUESTIONS[rel].format(" ".join(context[-1].split())))
             answer = self.lm.decode(self.lm.greedy(prompt, self.max_new_tokens))
             text = _short_answer(answer, rel)
+            if rel == "oWant" and text:
+                text = "to " + text  # the prompt ended in "want to"
             if text:
                 out.append(Inference(rel, text))
         return out
@@ -169,9 +170,13 @@ class CometKnowledge:
 class LMParaphraser:
     """PARAPHRASE baseline: one greedy paraphrase of a reference by a causal LM."""
 
+    #: one worked example, then the reference: a completion the LM ends with a closing quote
     PROMPT = (
-        "Paraphrase this reply from a conversation in other words, keeping its meaning. "
-        "Give only the paraphrase.\nReply: {}"
+        "Rewrite each sentence in other words, keeping its meaning.\n"
+        'Sentence: "How was your trip to the coast last week?"\n'
+        'Rewritten: "Did you enjoy your visit to the seaside last week?"\n'
+        'Sentence: "{}"\n'
+        'Rewritten: "'
     )
 
     def __init__(self, lm: Any = None, *, max_new_tokens: int = 40, device: Optional[str] = None):
@@ -182,15 +187,15 @@ class LMParaphraser:
     @property
     def signature(self) -> str:
         return (
-            f"paraphrase|lm:{self.lm.name}|weights:{self.lm.fingerprint}|greedy"
+            f"paraphrase|lm:{self.lm.name}|weights:{self.lm.fingerprint}|greedy|one-shot"
             f"|max_new:{self.max_new_tokens}"
         )
 
     def paraphrase(self, reference: str) -> str | None:
-        prompt = self.lm.chat_prompt(self.PROMPT.format(reference.strip()))
+        prompt = self.lm.encode(self.PROMPT.format(" ".join(reference.split())))
         text = self.lm.decode(self.lm.greedy(prompt, self.max_new_tokens))
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        line = re.sub(r"^(paraphrase|reply)\s*:\s*", "", line, flags=re.IGNORECASE).strip(" \"'")
+        line = line.split('"')[0].strip()
         return line or None
 
 

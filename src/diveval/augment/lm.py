@@ -60,6 +60,19 @@ class CausalLM:
             return list(enc["input_ids"])
         return self.encode(instruction + "\n")
 
+    def dialogue_prompt(self, turns) -> list[int]:
+        """Token ids of a dialogue in the chat template: the last turn the user's, earlier ones
+        alternating backwards, ready for the assistant's reply."""
+        n = len(turns)
+        messages = [
+            {"role": "user" if (n - 1 - i) % 2 == 0 else "assistant", "content": t}
+            for i, t in enumerate(turns)
+        ]
+        enc = self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_dict=True
+        )
+        return list(enc["input_ids"])
+
     def greedy(self, prompt_ids: list[int], max_new_tokens: int, stop_at_newline: bool = True):
         """Greedy continuation of ``prompt_ids`` (new token ids), cut at EOS and, when asked, at
         the first line break after some text."""
