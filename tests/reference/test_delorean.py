@@ -125,3 +125,18 @@ def test_a_batch_gives_what_each_reference_gives_alone(lm):
     alone = [adapter.adapt(r, [], C_NEW) for r in refs]
     assert together == alone
     assert together[3] == ""  # an empty reference is kept as it is
+
+
+def test_teacher_start_is_the_lm_forced_on_the_old_reference(lm):
+    # the authors' start: one forward pass alone, with all weight on Ỹ = the LM's logits
+    # teacher-forced on e_old after c_new, gives their argmax
+    adapter = DeloreanAdapter(lm, init="teacher", iterations=1, mix_rate=0.0, extra_tokens=0)
+    prompt, e_old, ids = _ids(adapter, C_NEW, E_OLD)
+    with torch.no_grad():
+        logits = lm.model(input_ids=torch.tensor([prompt + e_old])).logits[0]
+    forced = logits[len(prompt) - 1 : len(prompt) - 1 + len(e_old)].argmax(-1).tolist()
+    assert ids == forced
+    with pytest.raises(InputError):
+        DeloreanAdapter(lm, init="teacher", iterations=0)
+    with pytest.raises(InputError):
+        DeloreanAdapter(lm, init="sampled")
