@@ -93,6 +93,13 @@ def add_parser(sub):
         "--mix-rate", type=float, default=0.92, help="weight of the LM's forward logits (0.92)"
     )
     a.add_argument("--stepsize", type=float, default=0.0004, help="backward step (0.0004)")
+    a.add_argument(
+        "--init",
+        choices=["greedy", "teacher"],
+        default="greedy",
+        help="start: greedy decoding on the context (default, SCARCE) or the LM forced on the "
+        "old reference (the DELOREAN authors' code)",
+    )
     a.add_argument("--seed", type=int, default=0, help="random seed (0)")
     a.add_argument(
         "--threads", type=int, default=None, help="torch CPU threads (1 is often fastest)"
@@ -270,6 +277,7 @@ def _generative_parts(args, relations):
             mix_rate=args.mix_rate,
             stepsize=args.stepsize,
             seed=args.seed,
+            init=args.init,
         )
     elif args.lm:
         raise InputError("--lm is the LM of --adapter delorean; add --adapter delorean")
