@@ -13,7 +13,7 @@ EPILOG = """examples:
       --out scarce.jsonl
   diveval augment items.jsonl --knowledge comet.jsonl --out augmented.jsonl   commonsense only
   diveval score augmented.jsonl -m ref-bleu-4 -m ref-rouge-l     score against the new references
-  diveval augment items.jsonl --corpus chitchat --commonsense lm --adapter delorean \
+  diveval augment items.jsonl --corpus chitchat --commonsense lm --adapter delorean \\
       --paraphrase lm --out scarce.jsonl      the full pipeline (offline: SmolLM2 stand-ins)
 
 INPUT: JSON lines (or one JSON list) of items with "context" (a list of turns, or a string with
@@ -26,7 +26,7 @@ Corpora: chitchat (the chitchat-dataset package), ddpp:PATH (DailyDialog++ json 
 multirefeval:PATH, or PATH / jsonl:PATH with {"id", "turns": [...]} per line.
 Commonsense: --commonsense comet:PATH runs a COMET seq2seq checkpoint you have ("{head}
 {relation} [GEN]", 5 beams per relation); --commonsense lm[:NAME] is an offline STAND-IN (a causal
-LM, SmolLM2 by default, asked one question per relation; labelled lm-standin, not COMET);
+LM, SmolLM2 by default, completing one prompt per relation; labelled lm-standin, not COMET);
 --knowledge reads records {"id" | "utterance", "relation", "text"} a user made.
 Adaptation: --adapter delorean rewrites every added reference to the item's context with DELOREAN
 decoding (Qin et al. 2020) over --lm (SmolLM2 offline; gpt2-medium as the paper); "original" keeps
