@@ -30,6 +30,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
+def show(rec) -> None:
+    """One context with its added references beside their originals."""
+    print(f"context {rec['id']}: ...{' | '.join(rec['context'][-2:])!r}")
+    print(f"  reference: {rec['reference']!r}")
+    for a in rec["added_references"]:
+        tag = a["source"] if a["source"] != "commonsense" else f"commonsense {a['relation']}"
+        before = a.get("original", a.get("of", a["text"]))
+        print(f"  [{tag}] {before!r}\n      -> {a['text']!r}")
+    print(flush=True)
+
+
 class TimedAdapter:
     """Counts the references an adapter rewrites and the seconds it takes."""
 
@@ -62,11 +73,12 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from diveval.augment import BM25Retriever, augment, load_chitchat
+    from diveval.augment import BM25Retriever, load_chitchat
     from diveval.augment.corpus import read_multirefeval
     from diveval.augment.delorean import DeloreanAdapter
     from diveval.augment.generative import LMKnowledge, LMParaphraser
     from diveval.augment.lm import load_causal_lm
+    from diveval.augment.pipeline import iter_augmented
     from diveval.meta.correlate import correlate
     from diveval.reference.multiref import bertscore, bleu
     from diveval.report.tables import render_table
@@ -101,9 +113,19 @@ def main(argv=None) -> int:
     print(f"paraphrase: {paraphraser.signature}")
 
     t0 = time.perf_counter()
-    out = augment(
-        items, retriever, args.k, knowledge, adapter, progress=True, paraphraser=paraphraser
-    )
+    out = []
+    # one context at a time, printed as it finishes: a slow run shows its progress
+    for rec in iter_augmented(
+        items, retriever, args.k, knowledge, adapter, paraphraser=paraphraser
+    ):
+        out.append(rec)
+        if len(out) <= args.show:
+            show(rec)
+        print(
+            f"[{len(out)}/{len(items)}] {time.perf_counter() - t0:.0f} s; DELOREAN so far "
+            f"{adapter.seconds / max(adapter.count, 1):.2f} s per reference",
+            flush=True,
+        )
     total = time.perf_counter() - t0
     print(
         f"{len(items)} contexts augmented in {total:.0f} s; DELOREAN: {adapter.count} references "
@@ -164,15 +186,6 @@ def main(argv=None) -> int:
     )
     n_ret = sum(1 for rec in out for a in rec["added_references"] if a["source"] == "retrieval")
     print(f"DELOREAN changed {changed} of {n_ret} retrieved references")
-    print()
-    for rec in out[: args.show]:
-        print(f"context {rec['id']}: ...{' | '.join(rec['context'][-2:])!r}")
-        print(f"  reference: {rec['reference']!r}")
-        for a in rec["added_references"]:
-            tag = a["source"] if a["source"] != "commonsense" else f"commonsense {a['relation']}"
-            before = a.get("original", a.get("of", a["text"]))
-            print(f"  [{tag}] {before!r}\n      -> {a['text']!r}")
-        print()
     return 0
 
 
