@@ -4,7 +4,10 @@
 - ``retrieval``: three-field BM25 retrieval (past, response, future) with bm25s;
 - ``commonsense``: the ``KnowledgeSource`` protocol, precomputed COMET-style records, templates;
 - ``adapters``: the ``ContextAdapter`` protocol (identity by default);
-- ``pipeline``: ``augment(items, retriever, k, knowledge, adapter)``.
+- ``delorean``: DELOREAN context adaptation over a causal LM (``lm``: loading it);
+- ``generative``: COMET by path, the LM commonsense stand-in, the LM paraphrase baseline;
+- ``pipeline``: ``augment(items, retriever, k, knowledge, adapter, paraphraser=...)`` and
+  ``augment_to_file`` (item by item, resumable).
 """
 
 from .adapters import ContextAdapter, IdentityAdapter
@@ -18,7 +21,10 @@ from .corpus import (
     read_dialogues_jsonl,
     read_multirefeval,
 )
-from .pipeline import augment
+from .delorean import DeloreanAdapter, DeloreanSettings
+from .generative import CometKnowledge, LMKnowledge, LMParaphraser
+from .lm import CausalLM, load_causal_lm
+from .pipeline import augment, augment_to_file
 from .retrieval import BM25Retriever, Query, Retrieved
 
 __all__ = [
@@ -37,6 +43,14 @@ __all__ = [
     "read_dialogues_jsonl",
     "read_multirefeval",
     "augment",
+    "augment_to_file",
+    "DeloreanAdapter",
+    "DeloreanSettings",
+    "CometKnowledge",
+    "LMKnowledge",
+    "LMParaphraser",
+    "CausalLM",
+    "load_causal_lm",
     "BM25Retriever",
     "Query",
     "Retrieved",

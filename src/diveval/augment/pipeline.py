@@ -16,7 +16,7 @@ adapter changed it.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from .adapters import ContextAdapter, IdentityAdapter
@@ -63,25 +63,44 @@ def augment(
     knowledge: KnowledgeSource | None = None,
     adapter: ContextAdapter | None = None,
     progress: bool = False,
+    paraphraser: Any = None,
 ) -> list[dict]:
-    """Add up to ``k`` retrieved references (and any commonsense ones) to every item."""
+    """Add up to ``k`` retrieved references (and any commonsense ones, and paraphrases of the
+    human references when a ``paraphraser`` is given) to every item."""
+    return list(iter_augmented(items, retriever, k, knowledge, adapter, progress, paraphraser))
+
+
+def iter_augmented(
+    items: Iterable[dict],
+    retriever: BM25Retriever | None = None,
+    k: int = 10,
+    knowledge: KnowledgeSource | None = None,
+    adapter: ContextAdapter | None = None,
+    progress: bool = False,
+    paraphraser: Any = None,
+    skip: int = 0,
+) -> Iterator[dict]:
+    """``augment`` one item at a time, after the first ``skip`` items (a resumed run)."""
     from ..report.progress import track
 
     items = list(items)
-    if retriever is None and knowledge is None:
+    if retriever is None and knowledge is None and paraphraser is None:
         raise InputError(
-            "nothing to add references from: give a retrieval corpus or a knowledge source"
+            "nothing to add references from: give a retrieval corpus, a knowledge source "
+            "or a paraphraser"
         )
     adapter = adapter or IdentityAdapter()
     fields = [item_fields(rec, i) for i, rec in enumerate(items)]
     cache: dict[tuple, list[dict]] = {}
-    out = []
-    for rec, (ctx, ref, fut, refs, key) in zip(
-        items, track(fields, "augmenting", len(fields), None if progress else False)
+    todo = list(zip(items, fields))[skip:]
+    for rec, (ctx, ref, fut, refs, key) in track(
+        todo, "augmenting", len(todo), None if progress else False
     ):
-        ck = (tuple(ctx), ref, tuple(fut), key)
+        ck = (tuple(ctx), ref, tuple(fut), key, tuple(refs))
         if ck not in cache:
             cache[ck] = _added(ctx, ref, fut, key, retriever, k, knowledge, adapter)
+            if paraphraser is not None:
+                cache[ck] += _paraphrases(refs, paraphraser)
         added = cache[ck]
         seen = {normalise(r) for r in refs}
         new_refs = list(refs)
@@ -93,8 +112,99 @@ def augment(
         rec = dict(rec)
         rec["references"] = new_refs
         rec["added_references"] = added
-        out.append(rec)
+        yield rec
+
+
+def _paraphrases(refs: Sequence[str], paraphraser: Any) -> list[dict]:
+    """PARAPHRASE-SINGLE / -MULTI: one paraphrase of every human reference of the item."""
+    out = []
+    for ref in refs:
+        text = paraphraser.paraphrase(ref)
+        if text:
+            out.append(
+                {"text": text, "source": "paraphrase", "of": ref, "paraphraser": paraphraser.name}
+            )
     return out
+
+
+def augment_to_file(
+    items: Sequence[dict],
+    out: str,
+    run: dict,
+    *,
+    log: Any = None,
+    **options: Any,
+) -> list[dict]:
+    """``augment`` written to ``out`` one item per line as it finishes (flushed), each line with
+    the ``run`` settings under ``"augment_run"``. A run stopped at any moment is resumed by the
+    next one with the same settings: the items already in ``out`` are kept (a last line cut short
+    is dropped) and the rest appended, so the file ends as an uninterrupted run's would. Other
+    settings: an InputError (a file never mixes two runs)."""
+    import json
+    import os
+
+    done = _read_done(out, run)
+    if len(done) > len(items):
+        raise InputError(f"holds {len(done)} items, more than the {len(items)} of the input", out)
+    if done and log is not None:
+        log(f"resuming after {len(done)} items already in {out} ({len(items) - len(done)} to go)")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    records = list(done)
+    with open(out, "a", encoding="utf-8") as fh:
+        for rec in iter_augmented(items, skip=len(done), **options):
+            rec["augment_run"] = run
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            fh.flush()
+            records.append(rec)
+    return records
+
+
+def _read_done(path: str, run: dict) -> list[dict]:
+    """The records of an earlier run with the same settings in ``path``, in order; a last line
+    cut by an interruption is removed from the file."""
+    import json
+    import os
+
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    lines = raw.split(b"\n")
+    done: list[dict] = []
+    good_end = 0
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            good_end += len(line) + 1
+            continue
+        try:
+            rec = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            if lineno == len(lines):  # the cut last line of an interrupted run
+                break
+            raise InputError(
+                "not a diveval augment output (a line is not JSON)", path, lineno
+            ) from None
+        if not isinstance(rec, dict) or "augment_run" not in rec:
+            raise InputError("not a diveval augment output (no augment_run)", path, lineno)
+        if rec["augment_run"] != run:
+            other = rec["augment_run"] if isinstance(rec["augment_run"], dict) else {}
+            diff = sorted(k for k in set(other) | set(run) if other.get(k) != run.get(k))
+            raise InputError(
+                f"was written by a run with other settings ({', '.join(diff)}); "
+                "choose another --out or delete it",
+                path,
+                lineno,
+            )
+        done.append(rec)
+        good_end += len(line) + 1
+    good_end = min(good_end, len(raw))
+    if good_end < len(raw):
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
+    elif raw and not raw.endswith(b"\n"):
+        with open(path, "ab") as fh:
+            fh.write(b"\n")
+    return done
 
 
 def _added(
@@ -107,19 +217,15 @@ def _added(
     knowledge,
     adapter,
 ) -> list[dict]:
-    added: list[dict] = []
+    # every candidate first (records without their text), then one adaptation batch for all
+    pending: list[tuple[dict, str, list[str]]] = []  # (record, candidate text, its context)
     if retriever is not None:
         w = retriever.window
         q = Query(
             " ".join(ctx[-w:]), ref, " ".join(fut[:w]), own_turns=tuple(ctx) + (ref,) + tuple(fut)
         )
         for r in retriever.search(q, k):
-            src_ctx = list(retriever.corpus[r.dialogue_index].turns[: r.turn])
-            text = adapter.adapt(r.text, src_ctx, list(ctx))
-            if text is None:
-                continue
             rec = {
-                "text": text,
                 "source": "retrieval",
                 "score": r.score,
                 "bm25": {
@@ -131,28 +237,48 @@ def _added(
                 "dialogue": r.dialogue_id,
                 "turn": r.turn,
             }
-            if text != r.text:
-                rec["original"] = r.text
-            added.append(rec)
+            source_ctx = list(retriever.corpus[r.dialogue_index].turns[: r.turn])
+            pending.append((rec, r.text, source_ctx))
     if knowledge is not None:
         for inf in knowledge.infer(list(ctx), key):
-            s = to_sentence(inf)
-            if s is None:
-                continue
-            text = adapter.adapt(s, list(ctx), list(ctx))
-            if text is None:
+            sentence = to_sentence(inf)
+            if sentence is None:
                 continue
             rec = {
-                "text": text,
                 "source": "commonsense",
                 "relation": inf.relation,
                 "inference": inf.text,
                 "knowledge": knowledge.name,
             }
-            if text != s:
-                rec["original"] = s
-            added.append(rec)
+            # for commonsense the old context is the target context itself (the paper's setup)
+            pending.append((rec, sentence, list(ctx)))
+    texts = adapt_all(adapter, [c for _, c, _ in pending], [s for _, _, s in pending], list(ctx))
+    added: list[dict] = []
+    for (rec, candidate, _), text in zip(pending, texts):
+        if text is None:
+            continue
+        rec = {"text": text, **rec}
+        if text != candidate:
+            rec["original"] = candidate
+        added.append(rec)
     return added
+
+
+def adapt_all(
+    adapter: ContextAdapter,
+    texts: Sequence[str],
+    source_contexts: Sequence[Sequence[str]],
+    target_context: Sequence[str],
+) -> list[str | None]:
+    """Every candidate adapted to the target context: in one batch when the adapter can
+    (``adapt_many``: DELOREAN shares the LM's work over candidates of one context), else one by
+    one."""
+    if not texts:
+        return []
+    many = getattr(adapter, "adapt_many", None)
+    if many is not None:
+        return list(many(list(texts), list(target_context)))
+    return [adapter.adapt(t, src, target_context) for t, src in zip(texts, source_contexts)]
 
 
 def read_items(path: str) -> list[dict]:

@@ -13,6 +13,8 @@ EPILOG = """examples:
       --out scarce.jsonl
   diveval augment items.jsonl --knowledge comet.jsonl --out augmented.jsonl   commonsense only
   diveval score augmented.jsonl -m ref-bleu-4 -m ref-rouge-l     score against the new references
+  diveval augment items.jsonl --corpus chitchat --commonsense lm --adapter delorean \\
+      --paraphrase lm --out scarce.jsonl      the full pipeline (offline: SmolLM2 stand-ins)
 
 INPUT: JSON lines (or one JSON list) of items with "context" (a list of turns, or a string with
 turns separated by ||||), the human "reference" (or "prevgt", or the first of "references"),
@@ -22,8 +24,15 @@ per field, or the commonsense relation), for a person to audit.
 
 Corpora: chitchat (the chitchat-dataset package), ddpp:PATH (DailyDialog++ json lines),
 multirefeval:PATH, or PATH / jsonl:PATH with {"id", "turns": [...]} per line.
-Commonsense: no COMET model ships offline; --knowledge reads records
-{"id" | "utterance", "relation", "text"} a user made (oEffect, oWant, oReact templates).
+Commonsense: --commonsense comet:PATH runs a COMET seq2seq checkpoint you have ("{head}
+{relation} [GEN]", 5 beams per relation); --commonsense lm[:NAME] is an offline STAND-IN (a causal
+LM, SmolLM2 by default, completing one prompt per relation; labelled lm-standin, not COMET);
+--knowledge reads records {"id" | "utterance", "relation", "text"} a user made.
+Adaptation: --adapter delorean rewrites every added reference to the item's context with DELOREAN
+decoding (Qin et al. 2020) over --lm (SmolLM2 offline; gpt2-medium as the paper); "original" keeps
+the text before. --paraphrase lm[:NAME] adds a paraphrase of each human reference (the paper's
+PARAPHRASE baseline). OUT is written item by item: an interrupted run started again with the
+same options resumes where it stopped.
 """
 
 
@@ -53,6 +62,48 @@ def add_parser(sub):
         default="oEffect,oReact,oWant",
         help="commonsense relations kept (default oEffect,oReact,oWant)",
     )
+    p.add_argument(
+        "--commonsense",
+        default=None,
+        metavar="SPEC",
+        help="generated commonsense: comet:PATH (a COMET checkpoint) or lm[:NAME] (stand-in)",
+    )
+    p.add_argument(
+        "--paraphrase",
+        default=None,
+        metavar="lm[:NAME]",
+        help="add an LM paraphrase of each human reference (PARAPHRASE baseline)",
+    )
+    a = p.add_argument_group("adaptation (DELOREAN)")
+    a.add_argument(
+        "--adapter",
+        choices=["identity", "delorean"],
+        default="identity",
+        help="rewrite added references to the target context (default identity: keep them)",
+    )
+    a.add_argument(
+        "--lm",
+        default=None,
+        metavar="NAME_OR_PATH",
+        help="causal LM of DELOREAN (default smollm2, offline; the paper used gpt2-medium)",
+    )
+    a.add_argument("--iterations", type=int, default=5, help="backward/forward passes (5)")
+    a.add_argument("--backward-iters", type=int, default=5, help="steps per backward pass (5)")
+    a.add_argument(
+        "--mix-rate", type=float, default=0.92, help="weight of the LM's forward logits (0.92)"
+    )
+    a.add_argument("--stepsize", type=float, default=0.0004, help="backward step (0.0004)")
+    a.add_argument(
+        "--init",
+        choices=["greedy", "teacher"],
+        default="greedy",
+        help="start: greedy decoding on the context (default, SCARCE) or the LM forced on the "
+        "old reference (the DELOREAN authors' code)",
+    )
+    a.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    a.add_argument(
+        "--threads", type=int, default=None, help="torch CPU threads (1 is often fastest)"
+    )
     g = p.add_argument_group("retrieval")
     g.add_argument("--k1", type=float, default=0.5, help="BM25 k1 (default 0.5, the paper's)")
     g.add_argument("--b", type=float, default=0.7, help="BM25 b (default 0.7, the paper's)")
@@ -69,17 +120,24 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    import sys
+
     from ..augment.commonsense import PrecomputedKnowledge
     from ..augment.corpus import concat, read_corpus
-    from ..augment.pipeline import augment, read_items
+    from ..augment.pipeline import augment_to_file, read_items
     from ..augment.retrieval import BM25Retriever
     from ..errors import InputError
-    from ..io.writers import write_jsonl
     from ..report.tables import render_table
 
     if args.k < 1:
         raise InputError("--k must be at least 1")
+    if args.knowledge and args.commonsense:
+        raise InputError("give --knowledge or --commonsense, not both")
     items = read_items(args.input)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(int(args.threads))
     retriever, build_s = None, 0.0
     if args.corpus:
         corpus = concat(read_corpus(spec) for spec in args.corpus)
@@ -93,14 +151,33 @@ def run(args) -> int:
             stopwords=None if args.keep_stopwords else "en",
         )
         build_s = time.perf_counter() - t0
-    knowledge = None
+    rels = [r.strip() for r in args.relations.split(",") if r.strip()]
+    knowledge, adapter, paraphraser = _generative_parts(args, rels)
     if args.knowledge:
-        rels = [r.strip() for r in args.relations.split(",") if r.strip()]
         knowledge = PrecomputedKnowledge(args.knowledge, rels)
+    run_settings = {
+        "k": args.k,
+        "corpus": list(args.corpus),
+        "retrieval": None if retriever is None else retriever.signature,
+        "knowledge": None if knowledge is None else getattr(knowledge, "signature", knowledge.name),
+        "relations": rels,
+        "adapter": getattr(adapter, "signature", "identity"),
+        "paraphrase": None if paraphraser is None else paraphraser.signature,
+    }
     t0 = time.perf_counter()
-    out = augment(items, retriever, args.k, knowledge, progress=True)
+    out = augment_to_file(
+        items,
+        args.out,
+        json.loads(json.dumps(run_settings)),  # as it reads back from the file
+        log=lambda line: print(f"diveval: {line}", file=sys.stderr),
+        retriever=retriever,
+        k=args.k,
+        knowledge=knowledge,
+        adapter=adapter,
+        progress=True,
+        paraphraser=paraphraser,
+    )
     aug_s = time.perf_counter() - t0
-    write_jsonl(args.out, out)
     added = [len(r["added_references"]) for r in out]
     summary = {
         "input": args.input,
@@ -112,6 +189,8 @@ def run(args) -> int:
         if retriever is None
         else {**retriever.signature, "index_seconds": round(build_s, 2)},
         "knowledge": None if knowledge is None else knowledge.name,
+        "adapter": run_settings["adapter"],
+        "paraphrase": run_settings["paraphrase"],
         "seconds": round(aug_s, 2),
     }
     if args.json:
@@ -122,7 +201,12 @@ def run(args) -> int:
         ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
         ("items with none added", summary["items_without_additions"]),
         ("written to", args.out),
+        ("adapter", run_settings["adapter"]),
     ]
+    if knowledge is not None:
+        rows.append(("commonsense", str(run_settings["knowledge"])))
+    if paraphraser is not None:
+        rows.append(("paraphrase", str(run_settings["paraphrase"])))
     if retriever is not None:
         sig = retriever.signature
         rows += [
@@ -140,7 +224,9 @@ def run(args) -> int:
         ex = [
             (
                 a["source"],
-                f"{a.get('score', 0):.2f}" if a["source"] == "retrieval" else a["relation"],
+                f"{a.get('score', 0):.2f}"
+                if a["source"] == "retrieval"
+                else a.get("relation", a["source"]),
                 a["text"],
             )
             for a in first["added_references"][:5]
@@ -151,3 +237,50 @@ def run(args) -> int:
             )
         )
     return 0
+
+
+def _generative_parts(args, relations):
+    """(knowledge source, adapter, paraphraser) the options ask for; models load once, shared."""
+    from ..augment.generative import (
+        CometKnowledge,
+        LMKnowledge,
+        LMParaphraser,
+        parse_lm_spec,
+    )
+    from ..augment.lm import load_causal_lm
+    from ..errors import InputError
+
+    loaded: dict = {}
+
+    def lm(name):
+        key = name or "smollm2"
+        if key not in loaded:
+            loaded[key] = load_causal_lm(name)
+        return loaded[key]
+
+    knowledge = adapter = paraphraser = None
+    spec = args.commonsense
+    if spec:
+        if spec.startswith("comet:") and spec[6:]:
+            knowledge = CometKnowledge(spec[6:], relations)
+        elif spec == "lm" or spec.startswith("lm:"):
+            knowledge = LMKnowledge(lm(parse_lm_spec(spec)), relations)
+        else:
+            raise InputError(f"--commonsense: expected comet:PATH or lm[:NAME], got {spec!r}")
+    if args.adapter == "delorean":
+        from ..augment.delorean import DeloreanAdapter
+
+        adapter = DeloreanAdapter(
+            lm(args.lm),
+            iterations=args.iterations,
+            backward_iters=args.backward_iters,
+            mix_rate=args.mix_rate,
+            stepsize=args.stepsize,
+            seed=args.seed,
+            init=args.init,
+        )
+    elif args.lm:
+        raise InputError("--lm is the LM of --adapter delorean; add --adapter delorean")
+    if args.paraphrase:
+        paraphraser = LMParaphraser(lm(parse_lm_spec(args.paraphrase)))
+    return knowledge, adapter, paraphraser
