@@ -4,9 +4,8 @@
   a string: a Hugging Face sequence-classification model by hub name or folder (``HFNLIModel``),
   except the shipped model's own name ("default" too) and a folder in the shipped model's layout
   (``*.onnx`` beside ``vocab.txt``: ``ShippedNLIModel``); an object with ``predict``: itself.
-- ``resolve_embedder(None)``: the offline all-MiniLM-L6-v2; "mpnet" (or "all-mpnet-base-v2"): the
-  offline all-mpnet-base-v2 of the ``diveval[mpnet]`` extra (``models.mpnet``); another string: a
-  sentence-transformers model by name or folder; an object with ``encode``: itself.
+- ``resolve_embedder(None)``: the offline all-MiniLM-L6-v2; a string: a sentence-transformers
+  model by name or folder; an object with ``encode``: itself.
 
 Backends built from a name are loaded once per process and (name, device, batch size).
 """
@@ -106,10 +105,6 @@ def resolve_embedder(
     device = check_device_name(device)
     check_batch_size(batch_size)
     if isinstance(spec, str):
-        from .mpnet import is_mpnet
-
-        if is_mpnet(spec):  # the diveval[mpnet] extra, unpacked into the cache on first use
-            return _once(("emb", "mpnet", device, batch_size), lambda: _mpnet(device, batch_size))
         check_model_spec(spec, "embedding model")
     if spec is None or isinstance(spec, str):
         from .embedders import SentenceTransformerEmbedder, default_embedder
@@ -128,16 +123,6 @@ def resolve_embedder(
         f"an embedder must be a name, a folder or an object with name, fingerprint "
         f"and encode(texts); got {type(spec).__name__}"
     )
-
-
-def _mpnet(device: Optional[str], batch_size: Optional[int]) -> Embedder:
-    from .embedders import SentenceTransformerEmbedder
-    from .mpnet import MPNET_NAME, mpnet_folder
-
-    kwargs: dict[str, Any] = {"device": device, "name": MPNET_NAME}
-    if batch_size is not None:
-        kwargs["batch_size"] = batch_size
-    return SentenceTransformerEmbedder(str(mpnet_folder()), **kwargs)
 
 
 def check_batch_size(batch_size: Any) -> None:
