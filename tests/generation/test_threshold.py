@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -355,3 +356,50 @@ def test_the_measured_sent_bert_threshold_is_the_default_embedders_percentile():
     est = percentile_threshold(sets, "sent-bert", 90)
     _, fp = _model_fingerprint(PRESETS["sent-bert"], {})
     assert MEASURED[("sent-bert", fp)] == pytest.approx(est.value, abs=1e-9)
+
+
+def _mpnet_embedder():
+    """The offline all-mpnet-base-v2 of the mpnet extra, or skip (not installed, or the extra's
+    module is not in this tree)."""
+    mpnet = pytest.importorskip("diveval.models.mpnet")
+    pytest.importorskip("sentence_transformers")
+    try:
+        mpnet.mpnet_folder()
+    except (InputError, ImportError) as err:
+        pytest.skip(f"mpnet extra not usable: {err}")
+    from diveval.models.resolve import resolve_embedder
+
+    return resolve_embedder("mpnet", device="cpu")
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DIVEVAL_SLOW_TESTS"),
+    reason="embeds 5,140 texts with mpnet (minutes on a CPU); set DIVEVAL_SLOW_TESTS=1",
+)
+def test_the_measured_sent_bert_threshold_of_mpnet_is_its_percentile():
+    """MEASURED's mpnet entry is mpnet's own 90th percentile on DailyDialog++ dev."""
+    from diveval.generation.scorers import MEASURED, resolve_preset
+    from diveval.generation.thresholds import percentile_threshold
+    from diveval.io.contexts import read_response_sets
+
+    emb = _mpnet_embedder()
+    sets = read_response_sets(str(shared_path("dailydialog-plusplus", "dev.json")))
+    est = percentile_threshold(sets, "sent-bert", 90, embedding_model=emb)
+    assert MEASURED[("sent-bert", emb.fingerprint)] == pytest.approx(est.value, abs=1e-6)
+    _, thr, _, why = resolve_preset("sent-bert", embedding_model=emb)
+    assert thr == MEASURED[("sent-bert", emb.fingerprint)] and "all-mpnet-base-v2" in why
+
+
+def test_the_mpnet_threshold_is_looked_up_by_its_fingerprint():
+    """An embedder with mpnet's weight fingerprint gets mpnet's measured threshold, not MiniLM's
+    and not the paper's (no model is loaded)."""
+    from diveval.generation.scorers import MEASURED, MPNET_FINGERPRINT, resolve_preset
+
+    class MpnetLike(OtherEmbedder):
+        name = "all-mpnet-base-v2"
+        fingerprint = MPNET_FINGERPRINT
+
+    _, thr, _, why = resolve_preset("sent-bert", embedding_model=MpnetLike())
+    assert thr == MEASURED[("sent-bert", MPNET_FINGERPRINT)]
+    assert thr not in (-0.179, MEASURED[("sent-bert", "fe70145dbf15")])
+    assert f"fp:{MPNET_FINGERPRINT}" in why

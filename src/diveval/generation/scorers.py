@@ -155,10 +155,14 @@ PRESETS: dict[str, Preset] = {
 
 #: Percentile thresholds measured with diveval on DailyDialog++ dev (1,028 sets of 5 positive
 #: responses, 90th percentile, numpy linear), per (preset, model fingerprint):
-#:   diveval thresholds dailydialog-plusplus/dev.json -m sent-bert
+#:   diveval thresholds dailydialog-plusplus/dev.json -m sent-bert [--embedding-model mpnet]
+#: all-mpnet-base-v2 (the mpnet extra, float32 weights) has this weight fingerprint:
+MPNET_FINGERPRINT = "9ca137417b5f"
 MEASURED: dict[tuple[str, str], float] = {
     # all-MiniLM-L6-v2, the shipped offline embedder (fp:fe70145dbf15): -0.15967038149833315
     ("sent-bert", "fe70145dbf15"): -0.15967038149833315,
+    # all-mpnet-base-v2 of the mpnet extra (fp:9ca137417b5f): -0.15884949206966512
+    ("sent-bert", MPNET_FINGERPRINT): -0.15884949206966512,
 }
 
 
