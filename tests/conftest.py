@@ -1,5 +1,7 @@
 """Shared fixtures. The authors' evaluation data lives in ../shared/data beside the project; tests
-that need it skip cleanly when it is absent. No test reaches a model hub."""
+that need it skip cleanly when it is absent. No test reaches the network: ``no_network`` blocks
+every connection that would leave this machine, in this process and in the processes it starts,
+and a test that tried fails."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ import csv
 import os
 from pathlib import Path
 
+import no_network
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -65,3 +69,23 @@ def assert_same_scores(local, other, tol: float = 1e-12) -> None:
         assert got.value == pytest.approx(want.value, rel=0, abs=tol), name
         if want.items is not None:
             assert np.allclose(got.items, want.items, rtol=0, atol=tol), name
+
+
+def pytest_configure(config) -> None:
+    """The no-network guard for the whole run, child processes included (see no_network.py)."""
+    import tempfile
+
+    no_network.install()
+    log = tempfile.NamedTemporaryFile(prefix="diveval-network-", suffix=".log", delete=False)
+    log.close()
+    os.environ.update(no_network.child_environment(log.name))
+
+
+@pytest.fixture(autouse=True)
+def _no_network_attempt():
+    """Fail the test that tried to reach the network (a library may have swallowed the error)."""
+    before = len(no_network.attempts())
+    yield
+    tried = no_network.attempts()[before:]
+    if tried:
+        pytest.fail(f"{len(tried)} network attempt(s) blocked:\n" + "\n".join(tried))
