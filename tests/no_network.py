@@ -74,14 +74,26 @@ def is_local(family: int, address: Any) -> bool:
     return ip.is_loopback or ip.is_unspecified or str(ip) in _local
 
 
+#: Known third-party probes, blocked like any other but not held against a test: Ray's dashboard
+#: process (which Ray starts even with include_dashboard=False) looks for cloud metadata servers
+#: (169.254.169.254) and, on clusters not started by ray.init, posts a "usage disabled" report,
+#: whatever RAY_USAGE_STATS_ENABLED says. Nothing leaves the machine; they are counted apart.
+KNOWN_PROBES = ("ray/_common/usage/usage_lib.py",)
+TELEMETRY = "telemetry "
+
+
 def _record(family: int, address: Any) -> None:
-    where = "".join(traceback.format_stack(limit=8)[:-2])
+    stack = traceback.format_stack(limit=24)[:-2]
+    where = "".join(stack)
+    known = any(p in where for p in KNOWN_PROBES)
     entry = f"pid {os.getpid()} ({' '.join(sys.argv)[:200]}) -> {address!r}\n{where}"
+    if known:
+        entry = TELEMETRY + entry
     _attempts.append(entry)
     log = os.environ.get(LOG_ENV)
     if log:
         with open(log, "a", encoding="utf-8") as fh:
-            fh.write(entry.replace("\n", "\n    ") + "\n")
+            fh.write(chr(0) + entry.replace("\n", "\n    ") + "\n")  # NUL: entry start
 
 
 def _guard(name: str):
@@ -150,19 +162,29 @@ def expected() -> Iterator[list[str]]:
         del _attempts[start:]
 
 
-def attempts() -> list[str]:
-    """Blocked attempts of this process so far, and those its children logged."""
+def _all_entries() -> list[str]:
     found = list(_attempts)
     log = os.environ.get(LOG_ENV)
     if log and os.path.exists(log):
         with open(log, encoding="utf-8") as fh:
             text = fh.read()
-        found.extend(e for e in text.split("\npid ") if e.strip() and not _in_process(e))
+        mine = f"pid {os.getpid()} "
+        for entry in text.split("\n" + chr(0)):
+            entry = entry.strip("\n" + chr(0))
+            if entry and not entry.removeprefix(TELEMETRY).startswith(mine):
+                found.append(entry)
     return found
 
 
-def _in_process(entry: str) -> bool:
-    return entry.lstrip().removeprefix("pid ").startswith(f"{os.getpid()} ")
+def attempts() -> list[str]:
+    """Blocked attempts of this process so far, and those its children logged (known
+    third-party probes left out: see ``telemetry``)."""
+    return [e for e in _all_entries() if not e.startswith(TELEMETRY)]
+
+
+def telemetry() -> list[str]:
+    """Blocked probes of the KNOWN_PROBES kind, this process's and its children's."""
+    return [e for e in _all_entries() if e.startswith(TELEMETRY)]
 
 
 def child_environment(log_path: str) -> dict[str, str]:

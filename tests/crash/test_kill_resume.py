@@ -33,7 +33,7 @@ def augment_input(folder, n: int = 60) -> tuple[str, str]:
             turns = [" ".join(rng.choice(WORDS, size=5)) for _ in range(5)]
             fh.write(json.dumps({"id": f"d{d}", "turns": turns}) + "\n")
     with open(items, "w") as fh:
-        for i in range(n):
+        for _ in range(n):
             say = [" ".join(rng.choice(WORDS, size=4)) for _ in range(4)]
             rec = {"context": say[:2], "reference": say[2], "future": [say[3]], "response": "ok"}
             fh.write(json.dumps(rec) + "\n")
