@@ -18,7 +18,6 @@ Ray is imported here only: a user without Ray never imports it.
 from __future__ import annotations
 
 import os
-
 import pickle
 from typing import Any, Iterable
 
