@@ -39,6 +39,9 @@ def verify_cache(cache_dir) -> int:
     db = sqlite3.connect(str(Path(cache_dir) / CACHE_FILE))
     try:
         assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        tables = db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+        if ("scores",) not in tables:  # killed before it made the table (a slow start-up)
+            return 0
         return db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
     finally:
         db.close()
