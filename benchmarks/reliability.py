@@ -52,18 +52,22 @@ def fuzz(examples: int) -> tuple[int, float, list[str]]:
             else:
                 parts.append(grammar.FILES[s])
 
-        @settings(
-            max_examples=examples,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(st.tuples(*parts))
-        def one(contents, target=target):
-            nonlocal count
-            count += 1
-            run_target(target, list(contents))
+        def make(target):
+            @settings(
+                max_examples=examples,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
+            @given(st.tuples(*parts))
+            def one(contents):
+                nonlocal count
+                count += 1
+                run_target(target, list(contents))
 
+            return one
+
+        one = make(target)
         try:
             one()
         except Exception as exc:  # a crash: the table shows it
