@@ -52,7 +52,7 @@ def fuzz(examples: int) -> tuple[int, float, list[str]]:
             else:
                 parts.append(grammar.FILES[s])
 
-        def make(target):
+        def make(target, parts):
             @settings(
                 max_examples=examples,
                 deadline=None,
@@ -60,14 +60,14 @@ def fuzz(examples: int) -> tuple[int, float, list[str]]:
                 suppress_health_check=list(HealthCheck),
             )
             @given(st.tuples(*parts))
-            def one(contents):
+            def check(contents):
                 nonlocal count
                 count += 1
                 run_target(target, list(contents))
 
-            return one
+            return check
 
-        one = make(target)
+        one = make(target, parts)
         try:
             one()
         except Exception as exc:  # a crash: the table shows it
