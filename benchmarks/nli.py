@@ -131,6 +131,7 @@ def main(argv=None):
     ap.add_argument("--model", default=None, help="folder of an ONNX export (default: shipped)")
     ap.add_argument("--compare", default=None, help="folder of another export to sweep too")
     ap.add_argument("--sizes", default="1,8,16,32,64,128", help="batch sizes of the sweep")
+    ap.add_argument("--sets", type=int, default=None, help="only the first N sets end to end")
     args = ap.parse_args(argv)
 
     from diveval.models.shipped_nli import ShippedNLIModel
@@ -148,7 +149,7 @@ def main(argv=None):
             print(f"{m.model_path.name:<18} {bs:>5} {rate:>9.1f} {'yes' if same else 'NO':>16}")
     print(f"\ndefault batch size: {model.batch_size}")
 
-    sets = conTest_sets()
+    sets = conTest_sets()[: args.sets]
     e2e = end_to_end(sets, model)
     raw = raw_throughput(model, *_pairs_of(sets), model.batch_size)
     print(f"\n{'nli-confidence, ' + str(len(sets)) + ' sets':<40} {'pairs/s':>9}")
