@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint install install-test wordnet chromium clean
+.PHONY: demo test lint install install-test wordnet chromium clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,12 @@ lint: install-test
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+# The long fuzz run (issue 18): 2,000 inputs per target instead of the 25 of `make test`, random
+# each time (set DIVEVAL_FUZZ_EXAMPLES to change); then the SIGKILL loops with 100 kills.
+fuzz: install-test
+	DIVEVAL_FUZZ=long $(BIN)/python -m pytest -q tests/fuzz
+	DIVEVAL_KILLS=100 $(BIN)/python -m pytest -q tests/crash
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -1,5 +1,7 @@
 """Shared fixtures. The authors' evaluation data lives in ../shared/data beside the project; tests
-that need it skip cleanly when it is absent. No test reaches a model hub."""
+that need it skip cleanly when it is absent. No test reaches the network: ``no_network`` blocks
+every connection that would leave this machine, in this process and in the processes it starts,
+and a test that tried fails."""
 
 from __future__ import annotations
 
@@ -7,11 +9,14 @@ import csv
 import os
 from pathlib import Path
 
+import no_network
 import pytest
 from hypothesis import HealthCheck, settings
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # else Ray's processes probe cloud metadata servers
 
 # Property tests check values, not speed: no per-example deadline and no too-slow health check,
 # which a loaded machine trips without any change in the code under test
@@ -112,3 +117,23 @@ def tiny_causal_lm(tmp_path_factory):
     model.save_pretrained(folder)
     fast.save_pretrained(folder)
     return str(folder)
+
+
+def pytest_configure(config) -> None:
+    """The no-network guard for the whole run, child processes included (see no_network.py)."""
+    import tempfile
+
+    no_network.install()
+    log = tempfile.NamedTemporaryFile(prefix="diveval-network-", suffix=".log", delete=False)
+    log.close()
+    os.environ.update(no_network.child_environment(log.name))
+
+
+@pytest.fixture(autouse=True)
+def _no_network_attempt():
+    """Fail the test that tried to reach the network (a library may have swallowed the error)."""
+    before = len(no_network.attempts())
+    yield
+    tried = no_network.attempts()[before:]
+    if tried:
+        pytest.fail(f"{len(tried)} network attempt(s) blocked:\n" + "\n".join(tried))

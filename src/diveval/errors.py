@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
+#: Characters that would break the one-line message (Python's str.splitlines() breaks on all of
+#: them) or that stderr cannot encode (lone surrogates); they are shown escaped instead.
+_UNPRINTABLE = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and lone surrogates escaped, e.g. a field name from the input."""
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)
+
 
 class DivevalError(Exception):
     """Base class of every error diveval raises on purpose."""
@@ -15,11 +26,14 @@ class InputError(DivevalError, ValueError):
     """
 
     def __init__(self, problem: str, path: str | None = None, line: int | None = None):
+        # Messages quote the input (field names, queries): keep them one line whatever it holds.
+        problem = one_line(problem)
         self.problem = problem
         self.path = path
         self.line = line
         where = ""
         if path is not None:
+            path = one_line(path)
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(f"{where}{problem}")
 

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 
 from ..errors import InputError
+from .json_records import TOO_DEEP, check_unicode
 from .readers import read_text
 
 EOS = "</s>"
@@ -62,10 +63,13 @@ def read_groups(path: str) -> tuple[list[str], list[dict[str, list[str]]]]:
 
     try:
         data = json.loads(text, object_pairs_hook=pairs_hook)
+    except RecursionError:
+        raise InputError(TOO_DEEP, path) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"malformed JSON ({exc.msg}, column {exc.colno})", path, exc.lineno
         ) from None
+    check_unicode(data, text, path, None)
     if duplicates:
         k = duplicates[0]
         raise InputError(

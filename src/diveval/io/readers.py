@@ -331,9 +331,15 @@ class _RecordReader:
         self.records.append(rec)
 
 
+_CSV_FIELD_LIMIT = 2**31 - 1  # the largest the C long of every platform holds
+
+
 def _csv_rows(path: str, text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
     """(header, iterator of (line number, row)) of a CSV (or, for .tsv, tab-separated) text."""
     dialect = "excel-tab" if path.lower().endswith(".tsv") else "excel"
+    # The csv module refuses cells over 128 KiB by default; a long generated response is still a
+    # response (a .txt or .jsonl line of any length is read), so lift the limit.
+    csv.field_size_limit(_CSV_FIELD_LIMIT)
     reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
     try:
         fields = list(reader.fieldnames or [])

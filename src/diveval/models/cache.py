@@ -23,13 +23,22 @@ Values are stored as float64 (NLI probabilities) and float32 (embeddings), and r
 dtype on every run, so a cached run gives bit-identical scores to the run that filled the cache.
 ``cached_nli`` / ``cached_embedder`` return one shared wrapper per (model, cache_dir) in a process,
 so several metrics of one run (nli-baseline, nli-counts, ...) share one cache.
+
+Crash safety (issue 18): SQLite's write-ahead log keeps the file whole when a process is killed
+mid-write, and several processes and threads may write at once. Each value is stored with a
+CRC-32 of its key and bytes, so a damaged row is never returned: it is recomputed and rewritten. A
+file SQLite cannot read (not a database, a damaged page) is moved aside to ``*.corrupt`` and the
+cache starts empty, with a ``CacheWarning``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import threading
+import warnings
+import zlib
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence, Union
 
@@ -49,6 +58,28 @@ def _key(kind: str, name: str, fingerprint: str, *texts: str) -> bytes:
     return h.digest()
 
 
+class CacheWarning(UserWarning):
+    """The on-disk cache was damaged and has been rebuilt (scores are recomputed, never wrong)."""
+
+
+_CHECK_BYTES = 4  # the CRC-32 after each stored value
+
+
+def _seal(key: bytes, value: bytes) -> bytes:
+    return value + zlib.crc32(key + value).to_bytes(_CHECK_BYTES, "little")
+
+
+def _unseal(key: bytes, blob: bytes) -> Optional[bytes]:
+    """The value stored under ``key``, or None when its check does not match (a damaged row)."""
+    value, check = blob[:-_CHECK_BYTES], blob[-_CHECK_BYTES:]
+    if (
+        len(blob) < _CHECK_BYTES
+        or zlib.crc32(key + value).to_bytes(_CHECK_BYTES, "little") != check
+    ):
+        return None
+    return value
+
+
 class DiskCache:
     """A key -> float array store in one SQLite file; safe to share between processes (WAL)."""
 
@@ -56,30 +87,105 @@ class DiskCache:
         self.path = Path(cache_dir) / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        self.damaged_rows = 0  # rows whose check failed (recomputed)
+        self.rebuilds = 0  # times the file was unreadable and started again
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.OperationalError:  # e.g. a network file system: the default journal works
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            self._db = self._rebuild(exc)
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        try:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError as exc:  # a network file system: the default journal
+                if "locked" in str(exc):
+                    raise
+            # quick_check reads every page's structure (not a full integrity_check): a damaged
+            # file is found here, before a query meets it halfway through a run.
+            (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {verdict}")
+            db.execute("CREATE TABLE IF NOT EXISTS scores (key BLOB PRIMARY KEY, value BLOB)")
+            db.commit()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _rebuild(self, exc: Exception) -> sqlite3.Connection:
+        """Move the unreadable file aside and start an empty cache, with a warning."""
+        self.rebuilds += 1
+        aside = self.path.with_name(self.path.name + ".corrupt")
+        warnings.warn(
+            f"the score cache {self.path} is damaged ({exc}); moved to {aside.name} and "
+            "started again (scores are recomputed)",
+            CacheWarning,
+            stacklevel=3,
+        )
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                os.replace(side, aside.with_name(aside.name + suffix))
+        if self.path.exists():
+            os.replace(self.path, aside)
+        return self._open()
+
+    def _recover(self, exc: Exception) -> None:
+        """A query failed on a damaged file mid-run: reopen it (rebuilding when needed)."""
+        try:
+            self._db.close()
+        except sqlite3.Error:
             pass
-        self._db.execute("CREATE TABLE IF NOT EXISTS scores (key BLOB PRIMARY KEY, value BLOB)")
-        self._db.commit()
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError:
+            self._db = self._rebuild(exc)
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
-        found: dict[bytes, bytes] = {}
+        """Values of the keys found (rows whose check fails are left out: recomputed)."""
         with self._lock:
-            for s in range(0, len(keys), _SQL_CHUNK):
-                chunk = list(keys[s : s + _SQL_CHUNK])
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk
-                )
-                found.update(rows.fetchall())
+            try:
+                rows = self._select(keys)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise
+                self._recover(exc)
+                rows = self._select(keys)
+        found: dict[bytes, bytes] = {}
+        for key, blob in rows:
+            value = _unseal(key, blob)
+            if value is None:
+                self.damaged_rows += 1
+            else:
+                found[key] = value
         return found
 
+    def _select(self, keys: Sequence[bytes]) -> list[tuple[bytes, bytes]]:
+        rows: list[tuple[bytes, bytes]] = []
+        for s in range(0, len(keys), _SQL_CHUNK):
+            chunk = list(keys[s : s + _SQL_CHUNK])
+            marks = ",".join("?" * len(chunk))
+            cur = self._db.execute(f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk)
+            rows.extend(cur.fetchall())
+        return rows
+
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        rows = [(k, _seal(k, v)) for k, v in items]
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO scores (key, value) VALUES (?, ?)", items)
-            self._db.commit()
+            try:
+                self._insert(rows)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise
+                self._recover(exc)
+                self._insert(rows)
+
+    def _insert(self, rows: list[tuple[bytes, bytes]]) -> None:
+        # One transaction: a kill leaves all of these rows or none (the WAL is rolled back).
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO scores (key, value) VALUES (?, ?)", rows)
 
     def close(self) -> None:
         with self._lock:
@@ -144,7 +250,7 @@ class _Cached:
                 still = []
                 for k in missing:
                     blob = stored.get(digests[k])
-                    if blob is None:
+                    if blob is None or len(blob) % np.dtype(dtype).itemsize:
                         still.append(k)
                     else:
                         self._memory[k] = np.frombuffer(blob, dtype=dtype)

@@ -23,6 +23,7 @@ Ray is imported here only: a user without Ray never imports it.
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 from typing import Any, Iterable
@@ -45,6 +46,9 @@ def _ray(address: str | None):
     except ImportError:
         raise MissingDependencyError("engine='ray'", "ray") from None
     if not ray.is_initialized():
+        # Ray's usage statistics probe cloud metadata servers (169.254.169.254) and report to
+        # Anyscale: network use diveval never asks for (issue 18). The user's setting wins.
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if address:
             kwargs["address"] = address
