@@ -103,9 +103,11 @@ def resolve_nli_model(
         check_model_spec(spec, "NLI model")
         from .hf_nli import HFNLIModel
 
-        kwargs: dict[str, Any] = {"device": device, "precision": precision}
+        kwargs: dict[str, Any] = {"device": device}
         if batch_size is not None:
             kwargs["batch_size"] = batch_size
+        if precision is not None:
+            kwargs["precision"] = precision
         key = ("nli", spec, device, batch_size, precision)
         return _once(key, lambda: HFNLIModel(spec, **kwargs))
     if isinstance(spec, NLIModel):
@@ -149,9 +151,11 @@ def resolve_embedder(
 
         if spec is None and device is None and batch_size is None and precision is None:
             return default_embedder()
-        kwargs: dict[str, Any] = {"device": device, "precision": precision}
+        kwargs: dict[str, Any] = {"device": device}
         if batch_size is not None:
             kwargs["batch_size"] = batch_size
+        if precision is not None:
+            kwargs["precision"] = precision
         return _once(
             ("emb", spec, device, batch_size, precision),
             lambda: SentenceTransformerEmbedder(spec, **kwargs),
