@@ -222,14 +222,21 @@ def distinct_curve_of_group(
     """Distinct-n of ``samples`` random subsets of k of ``members`` for each k (capped at the
     group's size): mean, lower and upper percentile."""
     in_group = np.isin(text_of_code, members)
-    g_codes, g_text = codes[in_group], text_of_code[in_group]
+    # the group's n-gram codes sorted by text: a subset's codes are k slices, gathered in O(k +
+    # its n-grams) instead of a mask over the whole group per subset (minutes on 1M responses)
+    order = np.argsort(text_of_code[in_group], kind="stable")
+    g_text, g_codes = text_of_code[in_group][order], codes[in_group][order]
     curve = []
     for k in ks:
         k_eff = min(int(k), members.size)
         values = np.empty(samples)
         for s in range(samples):
             chosen = rng.choice(members, size=k_eff, replace=False)
-            picked = g_codes[np.isin(g_text, chosen)]
+            first = np.searchsorted(g_text, chosen, side="left")
+            lengths = np.searchsorted(g_text, chosen, side="right") - first
+            total = int(lengths.sum())
+            shift = np.repeat(first - np.cumsum(lengths) + lengths, lengths)
+            picked = g_codes[shift + np.arange(total)]
             values[s] = np.unique(picked).size / picked.size if picked.size else 0.0
         tail = (1 - confidence) / 2 * 100
         low, high = np.percentile(values, [tail, 100 - tail])
@@ -237,6 +244,9 @@ def distinct_curve_of_group(
             {"k": k_eff, "mean": float(values.mean()), "low": float(low), "high": float(high)}
         )
     return curve
+
+
+MAX_CURVE = 4096  # responses: the largest subset size of the default distinct@k curve
 
 
 def distinct_at_k(
@@ -265,7 +275,11 @@ def distinct_at_k(
     for ordered in members_in_canonical_order(prep):
         members = np.array(ordered, dtype=np.int64)
         size = members.size
-        grid = sorted({*(ks or [2**i for i in range(int(math.log2(max(size, 1))) + 1)]), size, k})
+        # the default curve stops at MAX_CURVE responses: on a corpus of 1M responses, 200
+        # subsets at every power of two up to its size took minutes for one k = 10 value
+        top = min(size, MAX_CURVE)
+        default = [2**i for i in range(int(math.log2(max(top, 1))) + 1)] + [top]
+        grid = sorted({*(ks or default), min(k, size)})
         curve = distinct_curve_of_group(
             codes, text_of_code, members, grid, samples, rng, confidence
         )
