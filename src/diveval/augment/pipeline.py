@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
+from ..io.resume import read_resumable
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import KnowledgeSource, to_sentence
 from .retrieval import BM25Retriever, Query, normalise
@@ -143,7 +144,7 @@ def augment_to_file(
     import json
     import os
 
-    done = _read_done(out, run)
+    done = read_resumable(out, "augment_run", run, "augment")
     if len(done) > len(items):
         raise InputError(f"holds {len(done)} items, more than the {len(items)} of the input", out)
     if done and log is not None:
@@ -157,54 +158,6 @@ def augment_to_file(
             fh.flush()
             records.append(rec)
     return records
-
-
-def _read_done(path: str, run: dict) -> list[dict]:
-    """The records of an earlier run with the same settings in ``path``, in order; a last line
-    cut by an interruption is removed from the file."""
-    import json
-    import os
-
-    if not os.path.exists(path):
-        return []
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    lines = raw.split(b"\n")
-    done: list[dict] = []
-    good_end = 0
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            good_end += len(line) + 1
-            continue
-        try:
-            rec = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            if lineno == len(lines):  # the cut last line of an interrupted run
-                break
-            raise InputError(
-                "not a diveval augment output (a line is not JSON)", path, lineno
-            ) from None
-        if not isinstance(rec, dict) or "augment_run" not in rec:
-            raise InputError("not a diveval augment output (no augment_run)", path, lineno)
-        if rec["augment_run"] != run:
-            other = rec["augment_run"] if isinstance(rec["augment_run"], dict) else {}
-            diff = sorted(k for k in set(other) | set(run) if other.get(k) != run.get(k))
-            raise InputError(
-                f"was written by a run with other settings ({', '.join(diff)}); "
-                "choose another --out or delete it",
-                path,
-                lineno,
-            )
-        done.append(rec)
-        good_end += len(line) + 1
-    good_end = min(good_end, len(raw))
-    if good_end < len(raw):
-        with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-    elif raw and not raw.endswith(b"\n"):
-        with open(path, "ab") as fh:
-            fh.write(b"\n")
-    return done
 
 
 def _added(

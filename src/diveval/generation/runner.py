@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..io.resume import read_resumable
 from .threshold import threshold_generate
 
 #: Relevance: BLEU-4 of each response against all references (nltk sentence_bleu semantics,
@@ -60,48 +60,8 @@ def set_bertscore(responses: Sequence[str], references: Sequence[str]) -> float:
 def read_finished(path: str, run: dict[str, Any]) -> dict[str, dict]:
     """{id: record} of the contexts already in ``path`` (an earlier run with the same ``run``
     settings). A last line cut short by an interruption is removed from the file."""
-    if not os.path.exists(path):
-        return {}
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    done: dict[str, dict] = {}
-    good_end = 0
-    pos = 0
-    for lineno, line in enumerate(raw.split(b"\n"), start=1):
-        end = pos + len(line) + 1
-        if line.strip():
-            try:
-                rec = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                if end >= len(raw):  # the cut last line of an interrupted run
-                    break
-                raise InputError(
-                    "not a diveval generate output (a line is not JSON)", path, lineno
-                ) from None
-            if not isinstance(rec, dict) or "id" not in rec or "run" not in rec:
-                raise InputError(
-                    "not a diveval generate output (a record has no id/run)", path, lineno
-                )
-            if rec["run"] != run:
-                diff = sorted(
-                    k for k in set(rec["run"]) | set(run) if rec["run"].get(k) != run.get(k)
-                )
-                raise InputError(
-                    f"was written by a run with other settings ({', '.join(diff)}); "
-                    f"choose another --out or delete it",
-                    path,
-                    lineno,
-                )
-            done[str(rec["id"])] = rec
-        good_end = min(end, len(raw))
-        pos = end
-    if good_end < len(raw):
-        with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-    elif raw and not raw.endswith(b"\n"):
-        with open(path, "ab") as fh:
-            fh.write(b"\n")
-    return done
+    records = read_resumable(path, "run", run, "generate", required=("id",))
+    return {str(rec["id"]): rec for rec in records}
 
 
 def run_threshold_generation(
