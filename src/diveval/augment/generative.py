@@ -20,8 +20,9 @@ import re
 from typing import Any, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
+from ..models.devices import check_device
 from .commonsense import Inference
-from .lm import CausalLM, default_device, load_causal_lm
+from .lm import CausalLM, load_causal_lm
 
 #: the relations SCARCE keeps from COMET-ATOMIC (about the listener); ConceptNet's
 #: CausesDesire / HasFirstSubevent can be asked for too but need templates (``to_sentence``)
@@ -125,7 +126,7 @@ class CometKnowledge:
         except (OSError, ValueError) as err:
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise InputError(f"cannot load the COMET model {path!r}: {first}") from err
-        self.device = device or default_device()
+        self.device = check_device(device)
         if self.device != "cpu":
             self.model.to(self.device)
         if per_relation < 1:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..errors import InputError, MissingDependencyError
+from ..models.devices import check_device
 
 DEFAULT_LM = "smollm2"
 
@@ -97,12 +98,6 @@ class CausalLM:
         return new
 
 
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 def load_causal_lm(
     spec: Optional[str] = None,
     *,
@@ -116,7 +111,7 @@ def load_causal_lm(
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError:
         raise MissingDependencyError("generative augmentation (DELOREAN, LM)", "models") from None
-    device = device or default_device()
+    device = check_device(device)  # the best available when None; a typo is an InputError
     if model is not None:
         if tokenizer is None:
             raise InputError("a causal LM given as model= needs tokenizer= too")
