@@ -201,10 +201,9 @@ def pooled_bleu_stats(
     """What pooled (multi-reference corpus) BLEU-n needs: the summed statistics, which add over
     any split of the items (shards, Ray batches), and the 5-gram precision (numerator,
     denominator) of the last item, which nltk's method5 and method7 take from the last segment."""
-    from ..text.bleu import corpus_stats, segment_stats
+    from ..text.bleu import corpus_stats, last_segment_p5
 
-    last = segment_stats(h_toks[-1], r_toks[-1], 5) if len(h_toks) else None
-    p5 = (last.matches[4], last.totals[4] + last.empty[4]) if last is not None else None
+    p5 = last_segment_p5(h_toks, r_toks) if len(h_toks) else None
     return corpus_stats(h_toks, r_toks, n), p5
 
 

@@ -465,9 +465,17 @@ def corpus_bleu(
     stats = corpus_stats(hypotheses, list_of_references, n)
     p5 = None
     if smoothing in ("method5", "method7"):
-        last = segment_stats(hypotheses[-1], list_of_references[-1], 5)
-        p5 = (last.matches[4], last.totals[4] + last.empty[4])
+        p5 = last_segment_p5(hypotheses, list_of_references)
     return _score_stats(stats, weights, smoothing, epsilon, k, auto_reweigh, p5)
+
+
+def last_segment_p5(
+    hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]]
+) -> tuple[int, int]:
+    """(numerator, nltk denominator) of the last segment's 5-gram precision: what nltk's method5
+    and method7 take from the last segment of a corpus."""
+    last = segment_stats(hypotheses[-1], list_of_references[-1], 5)
+    return last.matches[4], last.totals[4] + last.empty[4]
 
 
 def nltk_corpus_bleu_from_stats(
