@@ -585,12 +585,12 @@ class GramState:
         x = np.asarray(features, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.dim:
             raise InputError(f"a GramState of dimension {self.dim} got features of shape {x.shape}")
-        norms = np.sqrt(np.einsum("ij,ij->i", x, x))
-        keep = norms > 0
-        unit = x[keep] / norms[keep, None]
+        from ..semantic.embedding_diversity import unit_rows
+
+        unit = unit_rows(x)  # rows with no direction stay zero: they add nothing to the Gram
         self.gram += unit.T @ unit
         self.n_rows += x.shape[0]
-        self.n_empty += int((~keep).sum())
+        self.n_empty += int((~unit.any(axis=1)).sum())
         return self
 
     def merge(self, *others: GramState) -> GramState:
