@@ -482,7 +482,7 @@ def bertscore(
 def _bertscore(
     hyps, refs, reduction, model, layer, device, batch_size, precision
 ) -> dict[str, Score]:
-    from ..models.devices import signature_precision
+    from ..models.devices import signature_device, signature_precision
 
     scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
@@ -501,7 +501,7 @@ def _bertscore(
             "layer": layer,
             "idf": False,
             "rescale": False,
-            "dev": None if str(scorer.device) == "cpu" else str(scorer.device),
+            "dev": signature_device(scorer),
             "prec": signature_precision(scorer),
         }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))

@@ -124,7 +124,7 @@ def homogenization_bertscore(
     last; 12 for mpnet)."""
     from ..models.bertscore import bert_scorer, resolve_bertscore_model
     from ..models.bertscore_pairs import pairwise_bertscore_f
-    from ..models.devices import signature_precision
+    from ..models.devices import signature_device, signature_precision
 
     model, layer = resolve_bertscore_model(embedding_model, layer)
     scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
@@ -138,7 +138,7 @@ def homogenization_bertscore(
         "fp": fp,
         "layer": layer,
         "idf": False,
-        "dev": None if str(scorer.device) == "cpu" else str(scorer.device),
+        "dev": signature_device(scorer),
         "prec": signature_precision(scorer),
     }
     return _homogenization_of_pairs("homogenization-bertscore", texts, similarity, sig, setting)
