@@ -31,7 +31,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
-from ..registry import get_metric
+from ..registry import Metric
 from ..results import CORPUS, Score
 from .states import NgramState, ngram_metric, self_bleu_order
 
@@ -159,7 +159,7 @@ def score(
     try:
         if setting == CORPUS:
             return _score_corpus(ray, items, names, batch_rows or 50_000, options, num_gpus)
-        return _score_sets(ray, items, names, keys, concurrency, batch_rows, options, num_gpus)
+        return _score_sets(ray, items, chosen, keys, concurrency, batch_rows, options, num_gpus)
     except Exception as exc:
         raise _worker_input_error(exc) or exc from None
 
@@ -186,14 +186,14 @@ def _is_ray_dataset(data: Any) -> bool:
 def _score_sets(
     ray,
     items: Any,
-    names: list[str],
+    chosen: list[Metric],
     keys: list[str],
     concurrency: int | None,
     batch_rows: int | None,
     options: dict,
     num_gpus: float,
 ) -> dict[str, Score]:
-    chosen = [get_metric(n) for n in names]
+    names = [m.name for m in chosen]
     cpus = int(ray.cluster_resources().get("CPU", 1))
     pool = concurrency or max(1, min(4, cpus))
     if _is_ray_dataset(items):
