@@ -3,6 +3,11 @@ stand-in and the paraphrase baseline add to retrieved references?
 
     python benchmarks/scarce_adaptation.py [--items 100] [--k 10] [--show 20] [--threads 1]
 
+A long run can be split and resumed: ``--out FILE --parts N --part I`` augments the I-th of N
+slices of the contexts into ``FILE.IofN`` (one process per CPU core: SmolLM2 at batch ~10 runs
+as fast on one thread as on two), resuming where an interrupted run stopped; ``--out FILE
+--parts N --report`` then prints the references and the table from the N files.
+
 Data: ../shared/data/multirefeval (100 rated contexts x 5 system responses, human ratings).
 Each context is augmented by diveval's pipeline: three-field BM25 retrieval of k turns from the
 chitchat-dataset corpus (``--corpus chitchat``), commonsense inferences from the LM stand-in
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import sys
 import time
@@ -42,18 +48,79 @@ def show(rec) -> None:
 
 
 class TimedAdapter:
-    """Counts the references an adapter rewrites and the seconds it takes."""
+    """Counts the references an adapter rewrites and the seconds it takes; with ``log``, appends
+    each context's count and seconds to that file (so a resumed run's timing adds up)."""
 
-    def __init__(self, adapter):
+    def __init__(self, adapter, log: str | None = None):
         self.adapter, self.name = adapter, adapter.name
-        self.seconds, self.count = 0.0, 0
+        self.seconds, self.count, self.log = 0.0, 0, log
+        self.t0 = time.perf_counter()
 
     def adapt_many(self, references, target_context):
         t0 = time.perf_counter()
         out = self.adapter.adapt_many(references, target_context)
-        self.seconds += time.perf_counter() - t0
+        dt = time.perf_counter() - t0
+        self.seconds += dt
         self.count += len(references)
+        if self.log:
+            with open(self.log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"refs": len(references), "seconds": round(dt, 3)}) + "\n")
+        print(
+            f"  {time.perf_counter() - self.t0:.0f} s: {len(references)} references adapted in "
+            f"{dt:.1f} s; DELOREAN so far {self.seconds / max(self.count, 1):.2f} s per reference",
+            flush=True,
+        )
         return out
+
+
+def augment_part(args, items: list[dict], path: str | None) -> list[dict]:
+    """The contexts of this part augmented (to ``path``, resuming, when given)."""
+    from diveval.augment import BM25Retriever, load_chitchat
+    from diveval.augment.delorean import DeloreanAdapter
+    from diveval.augment.generative import LMKnowledge, LMParaphraser
+    from diveval.augment.lm import load_causal_lm
+    from diveval.augment.pipeline import augment_to_file, iter_augmented
+
+    n = len(items)
+    items = items[(args.part - 1) * n // args.parts : args.part * n // args.parts]
+    t0 = time.perf_counter()
+    retriever = BM25Retriever(load_chitchat())
+    print(f"index: chitchat, {retriever.n} turns, {time.perf_counter() - t0:.1f} s")
+    lm = load_causal_lm("smollm2")
+    delorean = DeloreanAdapter(
+        lm, iterations=args.iterations, init=args.init, mix_rate=args.mix_rate
+    )
+    adapter = TimedAdapter(delorean, path + ".time" if path else None)
+    knowledge = LMKnowledge(lm)
+    paraphraser = LMParaphraser(lm)
+    print(f"adapter: {delorean.signature}")
+    print(f"commonsense: {knowledge.signature}")
+    print(f"paraphrase: {paraphraser.signature}")
+    options = dict(
+        retriever=retriever, k=args.k, knowledge=knowledge, adapter=adapter, paraphraser=paraphraser
+    )
+    if path:
+        run = {
+            "k": args.k,
+            "adapter": delorean.signature,
+            "knowledge": knowledge.signature,
+            "paraphraser": paraphraser.signature,
+        }
+        out = augment_to_file(items, path, run, log=print, **options)
+        print(f"part {args.part} of {args.parts}: {len(out)} contexts in {path}")
+        return out
+    out = []
+    for rec in iter_augmented(items, **options):
+        out.append(rec)
+        if len(out) <= args.show:
+            show(rec)
+    print(
+        f"{len(items)} contexts augmented in {time.perf_counter() - t0:.0f} s; DELOREAN: "
+        f"{adapter.count} references in {adapter.seconds:.0f} s = "
+        f"{adapter.seconds / max(adapter.count, 1):.2f} s per reference (batched per context, "
+        f"{args.threads} CPU thread(s))"
+    )
+    return out
 
 
 def main(argv=None) -> int:
@@ -66,19 +133,23 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--iterations", type=int, default=5, help="DELOREAN passes")
     ap.add_argument("--init", choices=["greedy", "teacher"], default="greedy")
+    ap.add_argument("--mix-rate", type=float, default=0.92, help="DELOREAN forward weight")
+    ap.add_argument("--out", help="augmented contexts go to OUT.IofN (resumable)")
+    ap.add_argument("--parts", type=int, default=1, help="slices of the contexts (with --out)")
+    ap.add_argument("--part", type=int, default=1, help="the slice this process augments")
+    ap.add_argument("--report", action="store_true", help="table from the --out files only")
     args = ap.parse_args(argv)
+    if (args.report or args.parts > 1) and not args.out:
+        ap.error("--parts and --report need --out")
+    if not 1 <= args.part <= args.parts:
+        ap.error("--part must be in 1..--parts")
     if not (DATA / "multirefeval").exists():
         print("shared data not found; nothing to do")
         return 0
     import torch
 
     torch.set_num_threads(args.threads)
-    from diveval.augment import BM25Retriever, load_chitchat
     from diveval.augment.corpus import read_multirefeval
-    from diveval.augment.delorean import DeloreanAdapter
-    from diveval.augment.generative import LMKnowledge, LMParaphraser
-    from diveval.augment.lm import load_causal_lm
-    from diveval.augment.pipeline import iter_augmented
     from diveval.meta.correlate import correlate
     from diveval.reference.multiref import bertscore, bleu
     from diveval.report.tables import render_table
@@ -101,37 +172,32 @@ def main(argv=None) -> int:
             }
         )
 
-    t0 = time.perf_counter()
-    retriever = BM25Retriever(load_chitchat())
-    print(f"index: chitchat, {retriever.n} turns, {time.perf_counter() - t0:.1f} s")
-    lm = load_causal_lm("smollm2")
-    adapter = TimedAdapter(DeloreanAdapter(lm, iterations=args.iterations, init=args.init))
-    knowledge = LMKnowledge(lm)
-    paraphraser = LMParaphraser(lm)
-    print(f"adapter: {adapter.adapter.signature}")
-    print(f"commonsense: {knowledge.signature}")
-    print(f"paraphrase: {paraphraser.signature}")
+    def part_file(i: int) -> str:
+        return f"{args.out}.{i}of{args.parts}"
 
-    t0 = time.perf_counter()
-    out = []
-    # one context at a time, printed as it finishes: a slow run shows its progress
-    for rec in iter_augmented(
-        items, retriever, args.k, knowledge, adapter, paraphraser=paraphraser
-    ):
-        out.append(rec)
-        if len(out) <= args.show:
+    if args.report:
+        out, refs_done, seconds = [], 0, 0.0
+        for i in range(1, args.parts + 1):
+            with open(part_file(i), encoding="utf-8") as fh:
+                out += [json.loads(line) for line in fh if line.strip()]
+            with open(part_file(i) + ".time", encoding="utf-8") as fh:
+                for line in fh:
+                    refs_done += json.loads(line)["refs"]
+                    seconds += json.loads(line)["seconds"]
+        if len(out) != len(items):
+            raise SystemExit(f"the part files hold {len(out)} of {len(items)} contexts")
+        print(f"settings: {out[0]['augment_run']}")
+        for rec in out[: args.show]:
             show(rec)
         print(
-            f"[{len(out)}/{len(items)}] {time.perf_counter() - t0:.0f} s; DELOREAN so far "
-            f"{adapter.seconds / max(adapter.count, 1):.2f} s per reference",
-            flush=True,
+            f"DELOREAN: {refs_done} references in {seconds:.0f} s = "
+            f"{seconds / max(refs_done, 1):.2f} s per reference (batched per context, one "
+            "process per part)"
         )
-    total = time.perf_counter() - t0
-    print(
-        f"{len(items)} contexts augmented in {total:.0f} s; DELOREAN: {adapter.count} references "
-        f"in {adapter.seconds:.0f} s = {adapter.seconds / max(adapter.count, 1):.2f} s per "
-        f"reference (batched per context, {args.threads} CPU thread(s))"
-    )
+    else:
+        out = augment_part(args, items, part_file(args.part) if args.out else None)
+        if args.out:
+            return 0
 
     by_key = {rec["id"]: rec for rec in out}
 
@@ -146,7 +212,7 @@ def main(argv=None) -> int:
                 refs.append(a["text"])
             elif src == "paraphrase" and stage == "paraphrase":
                 refs.append(a["text"])
-        return refs
+        return list(dict.fromkeys(refs))  # a text added twice is one reference
 
     hyps = [r["response"] for r in rows]
     human = [float(r["human_average_rating"]) for r in rows]

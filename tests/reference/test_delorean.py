@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from diveval.augment.delorean import DeloreanAdapter, DeloreanSettings  # noqa: E402
+from diveval.augment.delorean import DeloreanAdapter, DeloreanSettings, transcript  # noqa: E402
 from diveval.augment.lm import load_causal_lm  # noqa: E402
 from diveval.errors import InputError  # noqa: E402
 
@@ -21,7 +21,7 @@ def lm(tiny_causal_lm):
 
 
 def _ids(adapter, context, reference):
-    e_old = adapter.lm.encode(reference)
+    e_old = adapter.target_ids(reference)
     prompt = adapter.prompt_ids(context, len(e_old) + adapter.settings.extra_tokens)
     return prompt, e_old, adapter.decode_ids(prompt, e_old)
 
@@ -140,3 +140,16 @@ def test_teacher_start_is_the_lm_forced_on_the_old_reference(lm):
         DeloreanAdapter(lm, init="teacher", iterations=0)
     with pytest.raises(InputError):
         DeloreanAdapter(lm, init="sampled")
+
+
+def test_the_new_context_is_a_speaker_labelled_transcript_ending_with_the_responder(lm):
+    # the last context turn is B's, the reply A's: the LM continues with the next turn
+    assert transcript(["hi there", "hello", " how are you "]) == (
+        "B: hi there\nA: hello\nB: how are you\nA:"
+    )
+    assert transcript([]) == "A:"
+    adapter = DeloreanAdapter(lm)
+    assert adapter.prompt_ids(["hello", "how are you"], 8) == lm.encode(
+        "A: hello\nB: how are you\nA:"
+    )
+    assert "prompt:speakers" in adapter.signature

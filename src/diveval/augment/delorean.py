@@ -54,8 +54,11 @@ class DeloreanSettings:
     extra_tokens: int = 20  # forward tokens past N so a sentence can end (max_length = N + 20)
     seed: int = 0
     init: str = "greedy"  # "greedy" (the issue, SCARCE's appendix) or "teacher" (authors' code)
-    # c_new as plain text, as the authors fed GPT-2 (True: the LM's chat template, when it has
-    # one; with SmolLM2 its system prompt and soft tokens gave worse text)
+    # c_new as a plain-text transcript, as the authors fed GPT-2 plain story text: turns
+    # labelled "A:" / "B:" and the output after the responder's label, so the LM continues with
+    # the next turn (unlabelled lines made SmolLM2 answer "The answer is:" to every context).
+    # True: the LM's chat template, when it has one (with SmolLM2 its system prompt and soft
+    # tokens gave worse text)
     chat: bool = False
     soft_temperature: float = 0.1  # the authors' sharpening of the soft tokens fed back
 
@@ -93,7 +96,7 @@ class DeloreanAdapter:
             f"delorean|lm:{self.lm.name}|weights:{self.lm.fingerprint}|iters:{s.iterations}"
             f"|bwd:{s.backward_iters}|mix:{s.mix_rate:g}|step:{s.stepsize:g}"
             f"|tf:{s.temperature_forward:g}|soft:{s.soft_temperature:g}|topk:{s.top_k}|extra:{s.extra_tokens}|seed:{s.seed}"
-            f"|init:{s.init}|prompt:{'chat' if self._use_chat else 'plain'}|cut:turn"
+            f"|init:{s.init}|prompt:{'chat' if self._use_chat else 'speakers'}|cut:turn"
         )
 
     @property
@@ -110,14 +113,13 @@ class DeloreanAdapter:
 
     def prompt_ids(self, context: Sequence[str], room: int) -> list[int]:
         """c_new in the LM's chat template (the last turn the user's, the output the assistant's
-        reply) or as plain text (turns on their own lines, the response to follow on the next),
-        cut from the left to leave ``room`` positions for the output."""
+        reply) or as a transcript (``A: ...`` / ``B: ...`` turns on their own lines, ending with
+        the responder's ``A:``), cut from the left to leave ``room`` positions for the output."""
         if self._use_chat and context:
             ids = self.lm.dialogue_prompt(context)
         else:
-            text = "\n".join(t.strip() for t in context) + "\n" if context else ""
-            ids = self.lm.encode(text)
-        if not ids:  # no context: start from the model's BOS (or EOS) token
+            ids = self.lm.encode(transcript(context))
+        if not ids:  # nothing encoded: start from the model's BOS (or EOS) token
             start = self.lm.tokenizer.bos_token_id
             if start is None:
                 start = self.lm.tokenizer.eos_token_id
@@ -126,6 +128,14 @@ class DeloreanAdapter:
             raise InputError("DELOREAN needs a context or a tokenizer with a BOS/EOS token")
         keep = max(1, self.lm.max_positions - room)
         return ids[-keep:]
+
+    def target_ids(self, reference: str) -> list[int]:
+        """e_old's token ids as the output would hold them: after the transcript's ``A:`` a turn
+        starts with a space (its own BPE tokens), in the chat template it does not."""
+        text = reference.strip()
+        if not text:
+            return []
+        return self.lm.encode(text if self._use_chat else " " + text)
 
     def adapt(
         self, reference: str, source_context: Sequence[str], target_context: Sequence[str]
@@ -138,7 +148,7 @@ class DeloreanAdapter:
         """Every reference adapted to one new context, in one batch (they share c_new, so the
         LM runs once per step for all of them); None where nothing is left."""
         out: list[str | None] = [r for r in references]
-        todo = [(i, self.lm.encode(r.strip())) for i, r in enumerate(references)]
+        todo = [(i, self.target_ids(r)) for i, r in enumerate(references)]
         todo = [(i, e) for i, e in todo if e]  # an empty reference stays as it is
         if not todo:
             return out
@@ -275,6 +285,13 @@ class DeloreanAdapter:
                     use_cache=True,
                 )
         return torch.stack(mixed_seq, dim=1), torch.stack(ids, dim=1)
+
+
+def transcript(context: Sequence[str]) -> str:
+    """The plain-text c_new: turns labelled ``A:`` / ``B:`` backwards from the last (B's), one per
+    line, then ``A:`` for the reply."""
+    n = len(context)
+    return "".join(f"{'AB'[(n - i) % 2]}: {t.strip()}\n" for i, t in enumerate(context)) + "A:"
 
 
 def _pick(logits, top_k: int):
