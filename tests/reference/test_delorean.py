@@ -7,7 +7,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from diveval.augment.delorean import DeloreanAdapter, DeloreanSettings, transcript  # noqa: E402
+from diveval.augment.delorean import (  # noqa: E402
+    DeloreanAdapter,
+    DeloreanSettings,
+    _own_turn,
+    transcript,
+)
 from diveval.augment.lm import load_causal_lm  # noqa: E402
 from diveval.errors import InputError  # noqa: E402
 
@@ -153,3 +158,18 @@ def test_the_new_context_is_a_speaker_labelled_transcript_ending_with_the_respon
         "A: hello\nB: how are you\nA:"
     )
     assert "prompt:speakers" in adapter.signature
+
+
+@pytest.mark.parametrize(
+    "raw, reply",
+    [
+        ("Yes, I do.", "Yes, I do."),
+        ("A:", ""),
+        ("A: A: A: A:", ""),
+        ("A: Yes, I have it.", "Yes, I have it."),
+        ("B: A glass of wine .", "A glass of wine ."),
+        ("Plan A: go home", "Plan A: go home"),  # a label after text is text
+    ],
+)
+def test_transcript_labels_never_reach_the_adapted_reply(raw, reply):
+    assert _own_turn(raw) == reply

@@ -34,6 +34,7 @@ context and the old ending); it is accepted for the adapter protocol and ignored
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
@@ -156,7 +157,10 @@ class DeloreanAdapter:
         prompt = self.prompt_ids(target_context, room)
         ids = self.decode_batch(prompt, [e for _, e in todo])
         for (i, e_old), row in zip(todo, ids):
-            out[i] = _finish(self.lm, row, len(e_old)) or None
+            text = _finish(self.lm, row, len(e_old))
+            if not self._use_chat:
+                text = _own_turn(text)
+            out[i] = text or None
         return out
 
     def decode_ids(self, prompt_ids: Sequence[int], target_ids: Sequence[int]) -> list[int]:
@@ -306,6 +310,18 @@ def _pick(logits, top_k: int):
 
 
 _ENDS = (". ", "! ", "? ", '." ', '!" ', '?" ')
+
+
+_LABEL = re.compile(r"[AB]:(?=\s|$)")
+
+
+def _own_turn(text: str) -> str:
+    """The reply without the transcript labels the LM wrote first (``A: A:`` is no reply at
+    all); ``_finish`` has already cut it at the line break where the next labelled turn starts."""
+    text = text.strip()
+    while (m := _LABEL.match(text)) is not None:
+        text = text[m.end() :].lstrip()
+    return text
 
 
 def _finish(lm: CausalLM, ids: Sequence[int], n: int) -> str:
