@@ -1,7 +1,7 @@
 """SCARCE's generative parts on the rated data: what do DELOREAN adaptation, the commonsense
 stand-in and the paraphrase baseline add to retrieved references?
 
-    python benchmarks/scarce_adaptation.py [--items 100] [--k 10] [--show 20] [--threads 1]
+    python benchmarks/scarce_adaptation.py [--items 100] [--k 5] [--show 20] [--threads 1]
 
 A long run can be split and resumed: ``--out FILE --parts N --part I`` augments the I-th of N
 slices of the contexts into ``FILE.IofN`` (one process per CPU core: SmolLM2 at batch ~10 runs
@@ -128,7 +128,8 @@ def main(argv=None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--items", type=int, default=100, help="rated contexts used (of 100)")
-    ap.add_argument("--k", type=int, default=10, help="retrieved references per context")
+    # 5, not the pipeline's 10: every candidate costs ~13 s of DELOREAN on one CPU thread
+    ap.add_argument("--k", type=int, default=5, help="retrieved references per context")
     ap.add_argument("--show", type=int, default=20, help="contexts printed with their references")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--iterations", type=int, default=5, help="DELOREAN passes")
@@ -201,45 +202,51 @@ def main(argv=None) -> int:
 
     by_key = {rec["id"]: rec for rec in out}
 
-    def refs_of(key, stage):
+    def refs_of(key, retrieval=None, commonsense=None, paraphrase=False):
+        """The original reference plus the retrieved and the commonsense candidates as they were
+        found ("original") or after DELOREAN ("adapted"), plus the paraphrase when asked."""
         rec = by_key[key]
         refs = [rec["reference"]]
         for a in rec["added_references"]:
-            src = a["source"]
-            if src == "retrieval":
-                refs.append(a.get("original", a["text"]) if stage == "retrieval" else a["text"])
-            elif src == "commonsense" and stage in ("commonsense", "paraphrase"):
-                refs.append(a["text"])
-            elif src == "paraphrase" and stage == "paraphrase":
+            form = {"retrieval": retrieval, "commonsense": commonsense}.get(a["source"])
+            if form is not None:
+                refs.append(a.get("original", a["text"]) if form == "original" else a["text"])
+            elif a["source"] == "paraphrase" and paraphrase:
                 refs.append(a["text"])
         return list(dict.fromkeys(refs))  # a text added twice is one reference
 
     hyps = [r["response"] for r in rows]
     human = [float(r["human_average_rating"]) for r in rows]
+    full = dict(retrieval="adapted", commonsense="adapted")
     stages = [
-        ("SINGLE (original reference)", None),
-        (f"+ retrieval (chitchat, k={args.k})", "retrieval"),
-        ("+ adaptation (DELOREAN, SmolLM2)", "adaptation"),
-        ("+ commonsense (LM stand-in, adapted)", "commonsense"),
-        ("+ paraphrase (LM, PARAPHRASE-SINGLE)", "paraphrase"),
+        ("SINGLE (original reference)", {}),
+        (f"+ retrieval (chitchat, k={args.k})", dict(retrieval="original")),
+        ("+ adaptation (DELOREAN, SmolLM2)", dict(retrieval="adapted")),
+        ("+ commonsense (LM stand-in, adapted)", full),
+        ("+ paraphrase (LM, PARAPHRASE-SINGLE)", dict(full, paraphrase=True)),
+        # the same records cut another way: what each part gives without the others
+        (
+            "  retrieval + commonsense, not adapted",
+            dict(retrieval="original", commonsense="original"),
+        ),
+        ("  SINGLE + paraphrase only", dict(paraphrase=True)),
     ]
     table = []
-    for name, stage in stages:
-        sets = [
-            [by_key[r["context_id"]]["reference"]]
-            if stage is None
-            else refs_of(r["context_id"], stage)
-            for r in rows
-        ]
+    for name, spec in stages:
+        sets = [refs_of(r["context_id"], **spec) for r in rows]
         b = bleu(hyps, sets, n=4).items
         f = bertscore(hyps, sets, reduction="max")["F"].items
-        cb = correlate(b, human, methods=("spearman",), n_resamples=None)["spearman"].value
-        cf = correlate(f, human, methods=("spearman",), n_resamples=None)["spearman"].value
+        cells = []
+        for scores in (b, f):
+            c = correlate(scores, human, methods=("spearman",), n_resamples=1000, seed=0)
+            c = c["spearman"]
+            cells.append(f"{c.value:.3f} [{c.interval.low:.2f}, {c.interval.high:.2f}]")
         mean_refs = sum(len(s) for s in sets) / len(sets)
-        table.append((name, f"{mean_refs:.1f}", f"{cb:.3f}", f"{cf:.3f}"))
+        table.append((name, f"{mean_refs:.1f}", *cells))
     print(
         render_table(
-            f"Spearman with human ratings ({len(rows)} responses, {len(items)} contexts)",
+            f"Spearman with human ratings ({len(rows)} responses, {len(items)} contexts; 95% "
+            "bootstrap intervals over responses)",
             ["references", "refs/context", "BLEU-4 ρ", "BERTScore F1 ρ"],
             table,
         )
@@ -252,6 +259,15 @@ def main(argv=None) -> int:
     )
     n_ret = sum(1 for rec in out for a in rec["added_references"] if a["source"] == "retrieval")
     print(f"DELOREAN changed {changed} of {n_ret} retrieved references")
+    adapted = [a["text"] for rec in out for a in rec["added_references"] if "original" in a]
+    per_context = [
+        len({a["text"] for a in rec["added_references"] if a["source"] != "paraphrase"})
+        for rec in out
+    ]
+    print(
+        f"distinct adapted texts: {len(set(adapted))} of {len(adapted)}; distinct added "
+        f"(non-paraphrase) references per context: mean {sum(per_context) / len(per_context):.2f}"
+    )
     return 0
 
 
