@@ -157,7 +157,7 @@ def test_the_new_context_is_a_speaker_labelled_transcript_ending_with_the_respon
     assert adapter.prompt_ids(["hello", "how are you"], 8) == lm.encode(
         "A: hello\nB: how are you\nA:"
     )
-    assert "prompt:speakers" in adapter.signature
+    assert "prompt:speakers" in adapter.signature and "cut:turn-labels" in adapter.signature
 
 
 @pytest.mark.parametrize(

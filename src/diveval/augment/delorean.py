@@ -97,7 +97,7 @@ class DeloreanAdapter:
             f"delorean|lm:{self.lm.name}|weights:{self.lm.fingerprint}|iters:{s.iterations}"
             f"|bwd:{s.backward_iters}|mix:{s.mix_rate:g}|step:{s.stepsize:g}"
             f"|tf:{s.temperature_forward:g}|soft:{s.soft_temperature:g}|topk:{s.top_k}|extra:{s.extra_tokens}|seed:{s.seed}"
-            f"|init:{s.init}|prompt:{'chat' if self._use_chat else 'speakers'}|cut:turn"
+            f"|init:{s.init}|prompt:{'chat' if self._use_chat else 'speakers'}|cut:turn{'' if self._use_chat else '-labels'}"
         )
 
     @property
