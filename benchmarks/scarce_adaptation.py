@@ -6,7 +6,8 @@ stand-in and the paraphrase baseline add to retrieved references?
 A long run can be split and resumed: ``--out FILE --parts N --part I`` augments the I-th of N
 slices of the contexts into ``FILE.IofN`` (one process per CPU core: SmolLM2 at batch ~10 runs
 as fast on one thread as on two), resuming where an interrupted run stopped; ``--out FILE
---parts N --report`` then prints the references and the table from the N files.
+--parts N --report`` then prints the references and the table from the N files. Without
+``--out``, one process writes a temporary file and reports from it.
 
 Data: ../shared/data/multirefeval (100 rated contexts x 5 system responses, human ratings).
 Each context is augmented by diveval's pipeline: three-field BM25 retrieval of k turns from the
@@ -29,6 +30,7 @@ import csv
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -73,13 +75,13 @@ class TimedAdapter:
         return out
 
 
-def augment_part(args, items: list[dict], path: str | None) -> list[dict]:
-    """The contexts of this part augmented (to ``path``, resuming, when given)."""
+def augment_part(args, items: list[dict], path: str) -> None:
+    """The contexts of this part augmented into ``path`` (resuming an interrupted run)."""
     from diveval.augment import BM25Retriever, load_chitchat
     from diveval.augment.delorean import DeloreanAdapter
     from diveval.augment.generative import LMKnowledge, LMParaphraser
     from diveval.augment.lm import load_causal_lm
-    from diveval.augment.pipeline import augment_to_file, iter_augmented
+    from diveval.augment.pipeline import augment_to_file
 
     n = len(items)
     items = items[(args.part - 1) * n // args.parts : args.part * n // args.parts]
@@ -90,7 +92,7 @@ def augment_part(args, items: list[dict], path: str | None) -> list[dict]:
     delorean = DeloreanAdapter(
         lm, iterations=args.iterations, init=args.init, mix_rate=args.mix_rate
     )
-    adapter = TimedAdapter(delorean, path + ".time" if path else None)
+    adapter = TimedAdapter(delorean, path + ".time")
     knowledge = LMKnowledge(lm)
     paraphraser = LMParaphraser(lm)
     print(f"adapter: {delorean.signature}")
@@ -99,28 +101,14 @@ def augment_part(args, items: list[dict], path: str | None) -> list[dict]:
     options = dict(
         retriever=retriever, k=args.k, knowledge=knowledge, adapter=adapter, paraphraser=paraphraser
     )
-    if path:
-        run = {
-            "k": args.k,
-            "adapter": delorean.signature,
-            "knowledge": knowledge.signature,
-            "paraphraser": paraphraser.signature,
-        }
-        out = augment_to_file(items, path, run, log=print, **options)
-        print(f"part {args.part} of {args.parts}: {len(out)} contexts in {path}")
-        return out
-    out = []
-    for rec in iter_augmented(items, **options):
-        out.append(rec)
-        if len(out) <= args.show:
-            show(rec)
-    print(
-        f"{len(items)} contexts augmented in {time.perf_counter() - t0:.0f} s; DELOREAN: "
-        f"{adapter.count} references in {adapter.seconds:.0f} s = "
-        f"{adapter.seconds / max(adapter.count, 1):.2f} s per reference (batched per context, "
-        f"{args.threads} CPU thread(s))"
-    )
-    return out
+    run = {
+        "k": args.k,
+        "adapter": delorean.signature,
+        "knowledge": knowledge.signature,
+        "paraphraser": paraphraser.signature,
+    }
+    out = augment_to_file(items, path, run, log=print, **options)
+    print(f"part {args.part} of {args.parts}: {len(out)} contexts in {path}")
 
 
 def main(argv=None) -> int:
@@ -142,6 +130,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if (args.report or args.parts > 1) and not args.out:
         ap.error("--parts and --report need --out")
+    if not args.out:  # one process: a file of its own, then the report from it
+        args.out = os.path.join(tempfile.mkdtemp(prefix="scarce-"), "augmented.jsonl")
     if not 1 <= args.part <= args.parts:
         ap.error("--part must be in 1..--parts")
     if not (DATA / "multirefeval").exists():
@@ -176,29 +166,28 @@ def main(argv=None) -> int:
     def part_file(i: int) -> str:
         return f"{args.out}.{i}of{args.parts}"
 
-    if args.report:
-        out, refs_done, seconds = [], 0, 0.0
-        for i in range(1, args.parts + 1):
-            with open(part_file(i), encoding="utf-8") as fh:
-                out += [json.loads(line) for line in fh if line.strip()]
-            with open(part_file(i) + ".time", encoding="utf-8") as fh:
-                for line in fh:
-                    refs_done += json.loads(line)["refs"]
-                    seconds += json.loads(line)["seconds"]
-        if len(out) != len(items):
-            raise SystemExit(f"the part files hold {len(out)} of {len(items)} contexts")
-        print(f"settings: {out[0]['augment_run']}")
-        for rec in out[: args.show]:
-            show(rec)
-        print(
-            f"DELOREAN: {refs_done} references in {seconds:.0f} s = "
-            f"{seconds / max(refs_done, 1):.2f} s per reference (batched per context, one "
-            "process per part)"
-        )
-    else:
-        out = augment_part(args, items, part_file(args.part) if args.out else None)
-        if args.out:
+    if not args.report:
+        augment_part(args, items, part_file(args.part))
+        if args.parts > 1:  # the report waits for every part: --report
             return 0
+    out, refs_done, seconds = [], 0, 0.0
+    for i in range(1, args.parts + 1):
+        with open(part_file(i), encoding="utf-8") as fh:
+            out += [json.loads(line) for line in fh if line.strip()]
+        with open(part_file(i) + ".time", encoding="utf-8") as fh:
+            for line in fh:
+                refs_done += json.loads(line)["refs"]
+                seconds += json.loads(line)["seconds"]
+    if len(out) != len(items):
+        raise SystemExit(f"the part files hold {len(out)} of {len(items)} contexts")
+    print(f"settings: {out[0]['augment_run']}")
+    for rec in out[: args.show]:
+        show(rec)
+    print(
+        f"DELOREAN: {refs_done} references in {seconds:.0f} s = "
+        f"{seconds / max(refs_done, 1):.2f} s per reference (batched per context, "
+        f"{args.threads} CPU thread(s) per process)"
+    )
 
     by_key = {rec["id"]: rec for rec in out}
 
