@@ -366,6 +366,7 @@ def test_generate_does_not_call_a_set_at_the_threshold_reached(tmp_path):
                     "--out", out).stdout  # fmt: skip
     record = json.loads(out.read_text().splitlines()[0])
     assert record["reached"] is False and record["stop"] == "exhausted"
+    assert record["end_diversity"] == record["threshold"] == 0.98  # stored as compared
     assert "0.9800 " in table and "0.0%" in table and "0.9800000000000001" not in table
 
 

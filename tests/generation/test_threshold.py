@@ -427,9 +427,24 @@ def test_a_score_at_the_threshold_up_to_float_noise_is_not_above_it():
     assert not above(value, 0.98)
     # the starting set is at 0.98, not above: the loop goes on and replaces a response
     res = threshold_generate("c", Scripted(at + ["brand new words here"] * 15), "avg-distinct")
-    assert res.start_diversity == value and res.steps and res.steps[0].score_before == value
+    # stored as compared: the threshold itself, never 0.9800000000000001 beside "not reached"
+    assert res.start_diversity == 0.98 and res.steps and res.steps[0].score_before == 0.98
     assert res.end_diversity == 1.0 and res.reached and res.samples == 6
     # a real margin still counts, however small compared with the metric's resolution
     assert above(0.98 + 1e-9, 0.98) and not above(0.98 + 0.5 * ABOVE_RTOL, 0.98)
     assert above(-0.15 + 1e-9, -0.15) and not above(-0.15, -0.15)
     assert not above(math.nan, 0.5) and above(1.0, -math.inf) and not above(1e300, math.inf)
+
+
+def test_a_record_at_the_threshold_stores_the_number_its_decision_compared():
+    """A set that ends at 0.98 up to float noise: the record said end_diversity
+    0.9800000000000001, threshold 0.98, reached false. Stored value and decision now agree."""
+    from diveval.generation.threshold import settle
+
+    at = _at_098_set()
+    res = threshold_generate("c", Scripted(at), "avg-distinct", max_samples=5)
+    record = res.to_dict()
+    assert record["end_diversity"] == record["threshold"] == 0.98
+    assert record["reached"] is False
+    assert (record["end_diversity"] > record["threshold"]) == record["reached"]
+    assert settle(0.98 + 1e-9, 0.98) == 0.98 + 1e-9 and math.isnan(settle(math.nan, 0.5))

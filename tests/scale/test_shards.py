@@ -70,7 +70,7 @@ def test_shard_arguments_and_mismatched_files(tmp_path):
     with pytest.raises(InputError, match=r"once: missing 1/2; shard 0/2 given twice$"):
         merge_shards([a, a])
     other = score_shard(["a b", "c d", "e"], ["distinct-1"], (1, 2), lowercase=True)
-    with pytest.raises(InputError, match="different runs"):
+    with pytest.raises(InputError, match="--lowercase differs between shard 0/2"):
         merge_shards([a, other])
     junk = tmp_path / "junk.state"
     junk.write_bytes(b"\x00garbage")
@@ -153,3 +153,33 @@ def test_ragged_per_set_details_go_through_shard_files(tmp_path):
     eq_want, eq_got = local["equivalence-classes"].details, merged["equivalence-classes"].details
     assert eq_got["utility_mean"] == pytest.approx(eq_want["utility_mean"], rel=1e-12)
     assert np.allclose(eq_got["utility"], eq_want["utility"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("setting_data", [["a b", "c d", "e"], [["a b", "c"], ["d e", "f"], ["g"]]])
+def test_shards_scored_with_different_metrics_are_refused_naming_the_metric(tmp_path, setting_data):
+    """Shard 0 with distinct-1, shard 1 with distinct-1 and distinct-2: merging used to print
+    distinct-1 alone and drop distinct-2 without a word."""
+    a = score_shard(setting_data, ["distinct-1"], (0, 2))
+    b = score_shard(setting_data, ["distinct-1", "distinct-2"], (1, 2))
+    a.save(tmp_path / "a.state")
+    b.save(tmp_path / "b.state")
+    files = [ShardResult.load(tmp_path / "a.state"), ShardResult.load(tmp_path / "b.state")]
+    with pytest.raises(InputError, match=r"distinct-2 is in shard 1/2 \(.*b.state\) but not in "
+                       r"shard 0/2 \(.*a.state\)"):
+        merge_shards(files)
+    with pytest.raises(InputError, match="distinct-2 is in shard 1/2"):
+        merge_shards(files[::-1])
+
+
+def test_shards_whose_metric_settings_differ_are_refused():
+    """An option outside tokenizer/lowercase/vocab that changes a metric (compression-ratio's
+    join order) shows in its signature: shards with different values are refused, not mixed."""
+    sets = [["b a", "c"], ["d e", "f"], ["g h", "g"]]
+    a = score_shard(sets, ["compression-ratio"], (0, 2), join="given")
+    b = score_shard(sets, ["compression-ratio"], (1, 2), join="sorted")
+    with pytest.raises(InputError, match="compression-ratio was scored with different settings"):
+        merge_shards([a, b])
+    same = score_shard(sets, ["compression-ratio"], (1, 2), join="given")
+    assert merge_shards([a, same])["compression-ratio"].value == pytest.approx(
+        diveval.score(sets, ["compression-ratio"], join="given")["compression-ratio"].value
+    )

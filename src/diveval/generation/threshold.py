@@ -16,7 +16,10 @@ Rules this module fixes (the paper leaves them open):
   ``ABOVE_RTOL`` (1e-12) x max(1, |threshold|). Averaged distinct-n of a set whose exact value is
   0.98 (distinct-1 9/10, distinct-2..5 1) comes out of float arithmetic as 0.9800000000000001;
   it is *at* the paper's 0.98, not above it. Metric values that differ from the threshold by
-  1e-12 relative are not told apart by any metric here (they are ratios of counts and means);
+  1e-12 relative are not told apart by any metric here (they are ratios of counts and means).
+  Such a score is *stored* as the threshold itself (:func:`settle`): the record's
+  ``end_diversity`` is the number the decision compared, so ``end_diversity > threshold`` and
+  ``reached`` never disagree (0.9800000000000001 beside ``reached: false`` contradicted itself);
 - ties between subsets: the first best subset in set order wins, i.e. the response dropped is the
   earliest one whose removal gives the best score; the replacement takes the dropped response's
   place in the set (so the order of the set is stable);
@@ -41,6 +44,15 @@ STOP_REACHED, STOP_BUDGET, STOP_EXHAUSTED = "reached", "budget", "exhausted"
 
 #: Relative margin a score must clear to be above the threshold (float noise, see the docstring).
 ABOVE_RTOL = 1e-12
+
+
+def settle(score: float, threshold: float) -> float:
+    """``score`` as the threshold decision reads it: the threshold itself when the two differ by
+    float noise only (``ABOVE_RTOL``), else ``score`` unchanged. Stored values go through this, so
+    a record's score and its ``reached`` are one computation."""
+    if math.isfinite(threshold) and abs(score - threshold) <= ABOVE_RTOL * max(1.0, abs(threshold)):
+        return float(threshold)
+    return float(score)
 
 
 def above(score: float, threshold: float) -> bool:
@@ -180,12 +192,12 @@ def threshold_generate(
     current = list(first)
     origin = list(range(n))  # which draw each slot holds
     drawn = n
-    score = scorer.score(current)
+    score = settle(scorer.score(current), threshold)
     start_score = score
     steps: list[Step] = []
     best = (score, list(current), list(origin))
     stop = STOP_REACHED
-    while not above(score, threshold):
+    while not score > threshold:  # settled: above by more than float noise
         if drawn >= max_samples:
             stop = STOP_BUDGET
             break
@@ -200,7 +212,7 @@ def threshold_generate(
         current[drop] = new
         origin[drop] = drawn
         drawn += 1
-        score = scorer.score(current)
+        score = settle(scorer.score(current), threshold)
         if score > best[0]:
             best = (score, list(current), list(origin))
     if keep == "best":
@@ -216,9 +228,9 @@ def threshold_generate(
         start=tuple(first),
         start_diversity=float(start_score),
         end=tuple(current),
-        end_diversity=float(score),
+        end_diversity=score,
         samples=drawn,
-        reached=above(score, threshold),
+        reached=score > threshold,
         stop=stop,
         overlap=sum(1 for o in origin if o < n),
         keep=keep,

@@ -62,6 +62,21 @@ class ShardResult:
         self.set_scores: dict[str, Score] = {}
         self.states: dict[str, Any] = {}  # corpus setting: each metric's state of this shard
         self.names: list[str] = []  # the run's metrics, in order
+        self.source = ""  # the file it was read from, to name it in a refusal
+
+    def label(self) -> str:
+        """``shard 1/2 (b.state)``: how a refusal names this shard."""
+        where = f" ({self.source})" if self.source else ""
+        return f"shard {self.shard[0]}/{self.shard[1]}{where}"
+
+    def metric_settings(self, name: str) -> Any:
+        """What fixes metric ``name``'s value besides the items: its per-set Score's signature
+        (every choice of the run), or its corpus state's settings."""
+        if name in self.set_scores:
+            return self.set_scores[name].signature
+        if name in self.states:
+            return self.states[name].settings()
+        return None
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -105,6 +120,7 @@ class ShardResult:
                 for name, s in header["set_scores"].items():
                     out.set_scores[name] = decode_score(s, data, name)
                 out.names = list(header["names"])
+                out.source = str(path)
                 for name, h in header["states"].items():
                     prefix = f"state::{name}::"
                     arrays = {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
@@ -180,6 +196,39 @@ def score_part(
     return out
 
 
+def _check_same_run(shards: Sequence[ShardResult]) -> None:
+    """Refuse shards scored with different metrics or settings, naming the metric (or option)
+    and the shards: merging them would drop a metric or mix two runs' numbers without a word."""
+    first = shards[0]
+    for s in shards[1:]:
+        for name in first.names:
+            if name not in s.names:
+                raise InputError(
+                    f"{name} is in {first.label()} but not in {s.label()}: the shards were "
+                    "scored with different --metric lists; score every shard with the same ones"
+                )
+        for name in s.names:
+            if name not in first.names:
+                raise InputError(
+                    f"{name} is in {s.label()} but not in {first.label()}: the shards were "
+                    "scored with different --metric lists; score every shard with the same ones"
+                )
+        for option in sorted(set(first.options) | set(s.options)):
+            if first.options.get(option) != s.options.get(option):
+                raise InputError(
+                    f"--{option} differs between {first.label()} "
+                    f"({first.options.get(option)!r}) and {s.label()} "
+                    f"({s.options.get(option)!r}); score every shard with the same settings"
+                )
+        for name in first.names:
+            mine, theirs = first.metric_settings(name), s.metric_settings(name)
+            if mine is not None and theirs is not None and mine != theirs:
+                raise InputError(
+                    f"{name} was scored with different settings in {first.label()} ({mine}) "
+                    f"and {s.label()} ({theirs}); score every shard with the same settings"
+                )
+
+
 def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
     """The run's Scores from all N shards of it (in any order)."""
     if not shards:
@@ -188,16 +237,12 @@ def merge_shards(shards: Sequence[ShardResult]) -> dict[str, Score]:
     count = first.shard[1]
     seen = sorted(s.shard[0] for s in shards)
     for s in shards:
-        if (s.setting, s.shard[1], s.n_items, s.options) != (
-            first.setting,
-            count,
-            first.n_items,
-            first.options,
-        ):
+        if (s.setting, s.shard[1], s.n_items) != (first.setting, count, first.n_items):
             raise InputError(
-                "shard files come from different runs (setting, shard count, input size or "
-                "options differ)"
+                f"{s.label()} and {first.label()} come from different runs (setting, shard "
+                "count or input size differ)"
             )
+    _check_same_run(shards)
     if seen != list(range(count)):
         missing = sorted(set(range(count)) - set(seen))
         problems = [f"missing {', '.join(f'{i}/{count}' for i in missing)}"] if missing else []
