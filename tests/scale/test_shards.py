@@ -164,8 +164,11 @@ def test_shards_scored_with_different_metrics_are_refused_naming_the_metric(tmp_
     a.save(tmp_path / "a.state")
     b.save(tmp_path / "b.state")
     files = [ShardResult.load(tmp_path / "a.state"), ShardResult.load(tmp_path / "b.state")]
-    with pytest.raises(InputError, match=r"distinct-2 is in shard 1/2 \(.*b.state\) but not in "
-                       r"shard 0/2 \(.*a.state\)"):
+    with pytest.raises(
+        InputError,
+        match=r"distinct-2 is in shard 1/2 \(.*b.state\) but not in "
+        r"shard 0/2 \(.*a.state\)",
+    ):
         merge_shards(files)
     with pytest.raises(InputError, match="distinct-2 is in shard 1/2"):
         merge_shards(files[::-1])
