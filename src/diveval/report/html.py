@@ -80,11 +80,47 @@ def _num_td(v: Any, text: str | None = None, cls: str = "num") -> str:
 # -- sections -------------------------------------------------------------------------------
 
 
+def _across_part(r: Report) -> str:
+    """`score --across`: how alike the systems' answers are (beta) and the similarity heatmap."""
+    parts = []
+    for k, x in enumerate(r.collected.across):
+        names = [str(s) for s in x["systems"]]
+        rows = "".join(
+            f'<tr><th scope="row">{escape(m)}</th>{_num_td(v.get("value"))}'
+            f'<td class="num">[{_n((v.get("interval") or {}).get("low"), 3)}, '
+            f"{_n((v.get('interval') or {}).get('high'), 3)}]</td></tr>"
+            for m, v in x["measures"].items()
+        )
+        chart = svg.heatmap(
+            names,
+            x["similarity_matrix"],
+            "How alike the systems' answers are",
+            "mean similarity of one system's answers to another's, same prompt; diagonal: "
+            "within a system",
+            f"across-{k}",
+        )
+        table = (
+            f"<table><caption>{escape(str(x.get('input') or ''))}: "
+            f"{x.get('n_prompts')} prompts answered by every system; beta is the effective "
+            "number of distinct systems (1: they all say the same things)</caption><thead><tr>"
+            '<th scope="col">measure</th><th scope="col">value</th><th scope="col">interval</th>'
+            f"</tr></thead><tbody>{rows}</tbody></table>"
+            f'<p class="muted">{escape(str(x.get("signature", "")))}</p>'
+        )
+        parts.append(_figure(chart, table))
+    if not parts:
+        return ""
+    return "<h3>How alike are the systems (alpha, beta, gamma; Reeve et al. 2016)</h3>" + "".join(
+        parts
+    )
+
+
 def _systems_section(r: Report) -> str:
     c = r.collected
     systems = [s for s in c.systems if c.systems[s]]
     if not systems:
-        return ""
+        across = _across_part(r)
+        return _section("systems", "1. Systems side by side", across) if across else ""
     metrics: list[str] = []
     for s in systems:
         metrics += [m for m in c.systems[s] if m not in metrics]
@@ -160,7 +196,8 @@ def _systems_section(r: Report) -> str:
             '<th scope="col">interval</th><th scope="col">more diverse</th></tr></thead>'
             f"<tbody>{lrows}</tbody></table>"
         )
-    return _section("systems", "1. Systems side by side", legend + table + note + levels)
+    body = legend + table + note + levels + _across_part(r)
+    return _section("systems", "1. Systems side by side", body)
 
 
 def _agreement_section(r: Report) -> str:

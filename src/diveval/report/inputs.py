@@ -80,6 +80,8 @@ class Collected:
     # diversity profiles (Hill numbers over the order q): {metric: {system: [(q, value), ...]}}
     profiles: dict[str, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)
     levels: list[dict[str, Any]] = field(default_factory=list)
+    # `score --by SYSTEM --across --json`: alpha / beta / gamma and the systems' similarity matrix
+    across: list[dict[str, Any]] = field(default_factory=list)
     length_bias: list[dict[str, Any]] = field(default_factory=list)
     correlations: list[dict[str, Any]] = field(default_factory=list)
     tevet: list[dict[str, Any]] = field(default_factory=list)
@@ -175,6 +177,8 @@ def kind_of(shape: str, data: Any) -> str | None:
             return "score-by"
         if "level" in data and isinstance(data.get("scores"), dict):
             return "level"
+        if isinstance(data.get("across"), dict):
+            return "across"
         if isinstance(data.get("scores"), dict):
             return "score"
         if isinstance(data.get("tests"), dict):
@@ -269,7 +273,7 @@ def collect(
         out.files.append(InputFile(path, kind, digest, size))
         deferred.append((path, kind, data))
     # the runs first: they say how the rows are grouped (--by) and what the metrics are
-    order = ["score-by", "score", "level", "length-bias", "tevet", "correlate"]
+    order = ["score-by", "score", "level", "across", "length-bias", "tevet", "correlate"]
     deferred.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
     for path, kind, data in deferred:
         _READERS[kind](out, path, data, known)
@@ -376,6 +380,14 @@ def _add_level(out: Collected, path: str, data: dict[str, Any], known: set[str])
             }
         )
         out.sign(name, s.get("signature"))
+
+
+def _add_across(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
+    across = data["across"]
+    for key in ("systems", "measures", "similarity_matrix"):
+        if key not in across:
+            raise InputError(f"an --across output without {key!r}", path)
+    out.across.append({**across, "input": data.get("input"), "by": data.get("by")})
 
 
 def _add_length_bias(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
@@ -610,6 +622,7 @@ _READERS: dict[str, Callable[[Collected, str, Any, set[str]], None]] = {
     "score": add_run,
     "score-by": add_run,
     "level": _add_level,
+    "across": _add_across,
     "length-bias": _add_length_bias,
     "tevet": _add_tevet,
     "correlate": _add_correlate,

@@ -61,6 +61,34 @@ def groups_table(
     return table + "\n" + "\n".join(sigs)
 
 
+def across_table(result: Any, title: str) -> str:
+    """The alpha / beta / gamma decomposition (``meta.metacommunity.AcrossSystems``): one row per
+    measure with its interval, then the systems x systems similarity and the signature."""
+    meaning = {
+        "gamma": "diversity of the pooled answers",
+        "alpha": "diversity of one system alone (normalised)",
+        "beta": "effective number of distinct systems (normalised; 1 = all alike)",
+        "raw_alpha": "Reeve's raw alpha",
+        "raw_beta": "Reeve's raw beta",
+    }
+    rows = []
+    for name, what in meaning.items():
+        iv = result.intervals[name]
+        rows.append([name, result.values[name], f"[{iv.low:.4f}, {iv.high:.4f}]", what])
+    n = len(result.prompts)
+    table = render_table(
+        f"{title}: {counted(n, 'prompt')} answered by all {len(result.systems)} systems",
+        ["measure", "value", f"{result.intervals['beta'].confidence:.0%} interval", "meaning"],
+        rows,
+    )
+    sims = render_table(
+        "mean similarity, same prompt",
+        ["system", *result.systems],
+        [[a, *[float(x) for x in row]] for a, row in zip(result.systems, result.similarity_matrix)],
+    )
+    return f"{table}\n{sims}\n{result.signature}"
+
+
 def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
