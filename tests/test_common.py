@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import pickle
+import tempfile
 
 import numpy as np
 import pytest
@@ -237,8 +238,44 @@ def check_unknown_option(metric: Metric, setting: str) -> None:
         diveval.score(_data(setting), [metric.name], no_such_option=1)
 
 
+def check_state_contract(metric: Metric, setting: str) -> None:
+    """A row with a state (the corpus setting; sets shard by set): any split of the input, its
+    parts' states saved to shard files and merged in any order, gives the one-process Score
+    (value and signature); a state of other settings refuses to merge, never mixes two runs."""
+    if metric.state is None or setting != CORPUS:
+        return
+    from diveval.scale.shards import ShardResult, merge_shards, score_shard
+
+    data = _data(setting)
+    whole = run(metric, data)
+    options = _inputs(metric, data)
+    for count in (2, 3):
+        parts = [score_shard(data, [metric.name], (i, count), **options) for i in range(count)]
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for i, part in enumerate(reversed(parts)):  # through the files, in any order
+                part.save(f"{tmp}/{i}.state")
+                files.append(ShardResult.load(f"{tmp}/{i}.state"))
+            merged = merge_shards(files)[metric.name]
+        assert merged.signature == whole.signature
+        # a float32 model sees other batches (other padding) in parts: its 7th digit may move
+        rtol = 1e-5 if {"embedding_model", "nli_model"} & set(metric.options) else 1e-9
+        assert merged.value == pytest.approx(whole.value, rel=rtol, abs=1e-12)
+        if whole.items is not None and merged.items is not None:
+            np.testing.assert_allclose(merged.items, whole.items, rtol=rtol, atol=1e-12)
+    if "lowercase" in metric.options:
+        plain = metric.make_state(_inputs(metric, data[:2]))
+        other = metric.make_state({**_inputs(metric, data[2:]), "lowercase": True})
+        assert plain.settings() != other.settings()
+        plain.update(data[:2])
+        other.update(data[2:])
+        with pytest.raises(InputError):
+            plain.merge(other)
+
+
 CHECKS = [
     check_result,
+    check_state_contract,
     check_order_invariance,
     check_join_given_depends_on_order,
     check_identical_is_least_diverse,

@@ -30,7 +30,15 @@ class ItemScoresState:
         self.parts: list[Score] = []
 
     def settings(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name}
+        # the run-wide choices (lowercase, reduction, smoothing...): two parts scored with other
+        # choices must not merge into one number; per-item options and model objects are not
+        # settings (models are named in the parts' signatures)
+        chosen = {
+            k: v
+            for k, v in sorted(self.options.items())
+            if k not in PER_ITEM_OPTIONS and k != "progress" and isinstance(v, (str, int, float))
+        }
+        return {"kind": self.kind, "name": self.name, "options": chosen}
 
     def _batch_options(self, size: int) -> dict[str, Any]:
         out = dict(self.options)
@@ -83,7 +91,7 @@ class ItemScoresState:
 
     @classmethod
     def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> ItemScoresState:
-        state = cls(header["name"])
+        state = cls(header["name"], header.get("options"))
         if header["score"] is not None:
             state.parts = [decode_score(header["score"], data, "part")]
         return state
