@@ -192,23 +192,20 @@ def set_similarities(
         precision=precision,
     )
     if context is None:
-        return (
-            items,
-            *_identical_rule(items, *_set_similarities(items, similarity, metric, **options), rule),
-        )
+        matrices, params = _set_similarities(items, similarity, metric, **options)
+        return (items, *_identical_rule(items, matrices, params, rule))
 
     def ident(x: Any) -> Any:
         return x if x is None or isinstance(x, (str, int, float)) else id(x)
 
     key = ("set-similarities", similarity, *(ident(options[k]) for k in sorted(options)))
-    matrices, params = context.memo(
-        (*key, rule),
-        lambda: _identical_rule(
-            items,
-            *context.memo(key, lambda: _set_similarities(items, similarity, metric, **options)),
-            rule,
-        ),
-    )
+
+    def under_rule() -> tuple[list[np.ndarray], dict[str, Any]]:
+        # the model's matrices are shared by both rules; "one" works on copies
+        model = context.memo(key, lambda: _set_similarities(items, similarity, metric, **options))
+        return _identical_rule(items, model[0], model[1], rule)
+
+    matrices, params = context.memo((*key, rule), under_rule)
     return items, matrices, params
 
 
