@@ -490,7 +490,7 @@ def partition(
     *,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
-    identical: str = MODEL,
+    identical: Optional[str] = None,
     context: RunContext | None = None,
     **judge_options: Any,
 ) -> Partition:
@@ -513,7 +513,7 @@ def partition(
         judge_options.get("cache_dir"),
     )
     cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **judge_options)))
-    labels = partition_sets(items, cached, identical)
+    labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(
         [patience_utility(lab, q, patience) for lab, q in zip(labels, qualities)], dtype=np.float64
@@ -563,7 +563,7 @@ def equivalence_classes(
     ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation).
     """
     del progress
-    rule = check_identical(identical, "equivalence-classes", MODEL)
+    rule = check_identical(identical, "equivalence-classes")
     context = context if context is not None else RunContext()
     result = partition(
         sets,

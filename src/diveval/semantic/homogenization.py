@@ -63,7 +63,7 @@ from ..text.lcs import lcs_lengths
 from ..text.ngrams import TokenIds, encode_tokens, factorize, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, prepare
 from ..text.tokenizers import Tokenizer
-from .identical import MODEL, ONE, check_identical
+from .identical import ONE, check_identical
 
 _ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -166,7 +166,7 @@ def _homogenization_of_pairs(
     corpus) in blocks within the memory budget, or ``pairs`` sampled ordered pairs of a corpus.
     ``similarity_of(texts)`` builds what every block needs once (tokens, embeddings) and returns
     ``similarity(first, second)``. identical: "model" (default) or "one"."""
-    rule = check_identical(identical, metric, MODEL)
+    rule = check_identical(identical, metric)
     sig = {**sig, "ident": rule}
     if rule == ONE:
         similarity_of = _one_for_identical(similarity_of)
@@ -443,7 +443,7 @@ def homogenization_bleu(
     ``pairs``, ``seed``, ``memory_budget``, ``progress``: as :func:`homogenization_rouge_l`
     (BLEU is not symmetric: the pairs are ordered)."""
     pairs = check_pairs(pairs)
-    rule = check_identical(identical, "homogenization-bleu", MODEL)
+    rule = check_identical(identical, "homogenization-bleu")
     if isinstance(texts, Prepared):
         n_texts, chars = texts.tids.n_texts, 6 * texts.tids.n_tokens
         is_corpus = texts.group is None

@@ -31,9 +31,23 @@ ONE, MODEL = "one", "model"
 RULES = (ONE, MODEL)
 
 
-def check_identical(identical: Optional[str], metric: str, default: str) -> str:
-    """The rule to use: ``identical``, or the metric's ``default`` when it is None."""
-    rule = default if identical is None else identical
+#: the metrics whose reference asks the model about identical texts too; every other: ONE
+MODEL_BY_DEFAULT = (
+    "equivalence-classes",
+    "homogenization-rougel",
+    "homogenization-bertscore",
+    "homogenization-bleu",
+)
+
+
+def default_rule(metric: str) -> str:
+    """The rule ``metric`` uses when none is given: its reference's (the module docstring)."""
+    return MODEL if metric in MODEL_BY_DEFAULT else ONE
+
+
+def check_identical(identical: Optional[str], metric: str) -> str:
+    """The rule to use: ``identical``, or the metric's default when it is None."""
+    rule = default_rule(metric) if identical is None else identical
     if rule not in RULES:
         raise InputError(f"{metric}: identical must be one of {', '.join(RULES)}, got {rule!r}")
     return rule

@@ -181,7 +181,7 @@ def set_similarities(
     if empty:
         raise InputError(f"{metric} needs at least one response: set {empty[0]} is empty")
     check_similarity(similarity, metric)
-    rule = check_identical(identical, metric, ONE)
+    rule = check_identical(identical, metric)
     options = dict(
         nli_model=nli_model,
         embedding_model=embedding_model,

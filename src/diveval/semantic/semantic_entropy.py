@@ -149,7 +149,7 @@ def semantic_entropy(
     if empty:
         raise InputError(f"semantic-entropy needs at least one response: set {empty[0]} is empty")
     weights = set_logprobs(items, logprobs, "semantic-entropy")
-    rule = check_identical(identical, "semantic-entropy", ONE)
+    rule = check_identical(identical, "semantic-entropy")
     context = context if context is not None else RunContext()
     options = dict(
         nli_model=nli_model,

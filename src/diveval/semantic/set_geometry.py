@@ -145,7 +145,7 @@ def _per_set(
     from .embedding_diversity import embed_texts
 
     items = require_sets(sets, name)
-    rule = check_identical(identical, name, ONE)
+    rule = check_identical(identical, name)
     sizes = np.array([len(s) for s in items], dtype=np.int64)
     empty = np.flatnonzero(sizes == 0)
     if empty.size:

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import InputError
 from ..models.devices import signature_device, signature_precision
 from ..results import CORPUS, SETS, Score, make_signature
-from .identical import ONE, check_identical
+from .identical import check_identical
 
 KERNELS = ("embedding", "ngram")
 
@@ -278,7 +278,7 @@ def embedding_gram_state(
     feats, emb = embed_texts(
         texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
     )
-    rule = check_identical(identical, "vendi", ONE)
+    rule = check_identical(identical, "vendi")
     state = GramState(feats.shape[1], {**_embedding_choices(emb), "ident": rule})
     return state.update(feats)
 
@@ -337,7 +337,7 @@ def vendi(
     if kernel not in KERNELS:
         raise InputError(f"unknown Vendi kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
     q = parse_order(q)
-    rule = check_identical(identical, f"vendi-{kernel}" if kernel == "ngram" else "vendi", ONE)
+    rule = check_identical(identical, f"vendi-{kernel}" if kernel == "ngram" else "vendi")
     if kernel == "ngram":
         from ..text.prepared import prepare
 
