@@ -364,7 +364,7 @@ EQUIVALENCE = [
     Metric(
         "equivalence-classes",
         "distinct_k: number of equivalence classes of a set under a judge (nli | embedding | bleu | "
-        "hf: NoveltyBench's trained classifier), "
+        "NoveltyBench's unigram, bertscore and hf: trained classifier), "
         "greedy in order; details: patience-weighted utility, p=0.8 (NoveltyBench)",
         _equivalence_classes,
         settings=(SETS,),
@@ -382,7 +382,8 @@ EQUIVALENCE = [
         direction="higher",
         citation="Zhang et al. 2025",
         reference="NoveltyBench's partition (partition.py) and utility (score.py), restated in the"
-        " tests and run with random judges; its BLEU judge's formula",
+        " tests and run with random judges; its BLEU judge's formula; its unigram judge against "
+        "rouge-score (to 1e-15) and its bertscore judge against bert-score (to 1e-5)",
     ),
 ]
 
