@@ -152,7 +152,7 @@ def main() -> None:
     print(f"{'unigram oracle':28s} acc {acc:.3f} at threshold {thr:.3f} (tuned on this set)")
 
     # NoveltyBench's bertscore model (deberta-large) is not on this machine: the offline MiniLM,
-    # whose F1 runs higher, so its 0.719 is not NoveltyBench's decision; the oracle compares
+    # whose F1 sits on another scale, so 0.719 is not NoveltyBench's decision; the oracle compares
     from diveval.models.bertscore import default_bertscore_model
 
     t = time.perf_counter()
