@@ -109,7 +109,13 @@ def main() -> None:
     from diveval.models.cache import cached_embedder, cached_nli
     from diveval.models.resolve import resolve_embedder, resolve_nli_model
     from diveval.semantic.embedding_diversity import unit_rows
-    from diveval.semantic.equivalence import BleuJudge, EmbeddingJudge, NLIJudge
+    from diveval.semantic.equivalence import (
+        BleuJudge,
+        EmbeddingJudge,
+        NLIJudge,
+        UnigramJudge,
+        bertscore_judge,
+    )
 
     rows = labelled_set(args.pairs, args.seed)
     pairs = [(a, b) for a, b, _, _ in rows]
@@ -135,6 +141,28 @@ def main() -> None:
     sims = np.array([bleu.similarity(a, b) for a, b in pairs])
     thr, acc = best_threshold(sims, y)
     print(f"{'bleu oracle':28s} acc {acc:.3f} at threshold {thr:.3f} (tuned on this set)")
+
+    t = time.perf_counter()
+    unigram = UnigramJudge(0.458)
+    report(
+        "unigram:0.458 (NoveltyBench)", unigram.judge_pairs(pairs), rows, time.perf_counter() - t
+    )
+    sims = np.array([unigram.similarity(a, b) for a, b in pairs])
+    thr, acc = best_threshold(sims, y)
+    print(f"{'unigram oracle':28s} acc {acc:.3f} at threshold {thr:.3f} (tuned on this set)")
+
+    # NoveltyBench's bertscore model (deberta-large) is not on this machine: the offline MiniLM,
+    # whose F1 sits on another scale, so 0.719 is not NoveltyBench's decision; the oracle compares
+    from diveval.models.bertscore import default_bertscore_model
+
+    t = time.perf_counter()
+    bert = bertscore_judge(0.719, default_bertscore_model())
+    sims = bert.similarities(pairs)
+    report("bertscore:0.719 (MiniLM L6)", list(sims > 0.719), rows, time.perf_counter() - t)
+    thr, acc = best_threshold(sims, y)
+    print(
+        f"{'bertscore oracle (MiniLM)':28s} acc {acc:.3f} at threshold {thr:.3f} (tuned on this set)"
+    )
     print("majority class: 0.500")
 
 

@@ -359,6 +359,7 @@ def metric_page(
         "",
         *example(metric, CORPUS),
         "",
+        *identical_example(metric),
     ]
     return Page(f"metrics/{metric.name}.md", metric.name, "\n".join(lines))
 
@@ -393,6 +394,40 @@ def example(metric: Any, corpus: str) -> list[str]:
         f"scores = diveval.score(data, [{_py(name)}]{kwargs})",
         f"print(scores[{_py(name)}].value, scores[{_py(name)}].signature)",
         "```",
+    ]
+
+
+def identical_example(metric: Any) -> list[str]:
+    """The rule for identical responses, for a metric that takes ``identical``: its default and
+    three copies of one response under each rule (runnable as shown)."""
+    if "identical" not in metric.options:
+        return []
+    from diveval.semantic.identical import default_rule
+
+    name, rule = metric.name, default_rule(metric.name)
+    return [
+        "## Identical responses",
+        "",
+        "Two responses with the same text: `--identical one` gives them similarity 1 (one class,",
+        "the model not asked), `--identical model` the model's or judge's own score of the pair.",
+        f"This metric's default is `{rule}`, its reference's; the signature says which",
+        f"(`ident:{rule}`). See [Metric definitions](../guides/metrics.md).",
+        "",
+        "```sh",
+        'printf \'{"responses": ["yes .", "yes .", "yes ."]}\\n\' > yes.jsonl',
+        f"diveval score yes.jsonl --metric {name} --identical one",
+        f"diveval score yes.jsonl --metric {name} --identical model",
+        "```",
+        "",
+        "```python",
+        "import diveval",
+        "",
+        'data = [["yes .", "yes .", "yes ."]]',
+        'for rule in ("one", "model"):',
+        f"    s = diveval.score(data, [{_py(name)}], identical=rule)[{_py(name)}]",
+        "    print(rule, s.value, s.signature)",
+        "```",
+        "",
     ]
 
 

@@ -115,8 +115,10 @@ OPTIONS: tuple[Option, ...] = (
         "equivalence-classes and semantic-entropy judge: nli (default: bidirectional entailment), "
         "nli-relaxed (no contradiction either way, not both neutral: the semantic-entropy "
         "reference code's strict_entailment=False), embedding[:THRESHOLD] (0.8), bleu[:THRESHOLD] "
-        "(0.3), hf:PATH[:THRESHOLD] (NoveltyBench's trained similarity classifier, 0.102, with "
-        "its rule for responses of at most 5 words)",
+        "(0.3), unigram[:THRESHOLD] (NoveltyBench's ROUGE-1 F1 > 0.458), bertscore[:THRESHOLD] "
+        "(NoveltyBench's BERTScore F1 > 0.719, microsoft/deberta-large layer 16 unless "
+        "--embedding-model names another), hf:PATH[:THRESHOLD] (NoveltyBench's trained similarity "
+        "classifier, 0.102, with its rule for responses of at most 5 words)",
         ("--judge",),
         group=MODELS,
     ),
@@ -128,6 +130,17 @@ OPTIONS: tuple[Option, ...] = (
         " of 1-2-gram counts); `score --across` also takes exact (1 for the same text, else 0)",
         ("--similarity",),
         choices=("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "exact"),
+        group=MODELS,
+    ),
+    Option(
+        "identical",
+        "how two responses with the same text compare in the similarity and equivalence metrics: "
+        "one (similarity 1, one class, the model is not asked) or model (the model's or judge's "
+        "own score, as any other pair). Default: each metric's reference, one for spectral-*, "
+        "similarity-hill, semantic-entropy and the embedding kernels, model for "
+        "equivalence-classes and homogenization-*; recorded as ident:one / ident:model",
+        ("--identical",),
+        choices=("one", "model"),
         group=MODELS,
     ),
     Option(

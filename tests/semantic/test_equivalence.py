@@ -230,9 +230,17 @@ def test_registered_and_cli(tmp_path):
     f = tmp_path / "s.jsonl"
     f.write_text('{"responses": ["same words here", "same words here", "other thing"]}\n')
     cmd = [sys.executable, "-m", "diveval", "score", str(f), "--metric", "equivalence-classes"]
-    out = subprocess.run([*cmd, "--judge", "bleu:0.5", "--json"], capture_output=True, text=True)
+    # the two copies are one class only with --identical one: by default the judge is asked, as
+    # NoveltyBench asks it, and its BLEU of a 3-word text with itself is below 0.5 (no 4-gram)
+    out = subprocess.run(
+        [*cmd, "--judge", "bleu:0.5", "--identical", "one", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert '"value": 2.0' in out.stdout
+    out = subprocess.run([*cmd, "--judge", "bleu:0.5", "--json"], capture_output=True, text=True)
+    assert '"value": 3.0' in out.stdout
     bad = subprocess.run([*cmd, "--judge", "bleu:x"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "judge threshold" in bad.stderr

@@ -63,6 +63,7 @@ MODEL_OPTIONS = (
     "batch_size",
     "judge",
     "similarity",
+    "identical",
     "cache_dir",
 )
 

@@ -22,7 +22,19 @@ Judges (``judge=``):
   equivalent);
 - ``"embedding[:T]"``: cosine of the sentence embeddings >= T (default 0.8);
 - ``"bleu[:T]"``: NoveltyBench's symmetric BLEU, (BLEU(a|b) + BLEU(b|a)) / 200 >= T (default 0.3),
-  sacrebleu's corpus BLEU on the single pair as NoveltyBench computes it;
+  sacrebleu's corpus BLEU on the single pair as NoveltyBench computes it (its ``bleu`` function;
+  its partition offers no BLEU judge: the threshold is diveval's);
+- ``"unigram[:T]"``: NoveltyBench's ``unigram`` judge, ROUGE-1 F1 of (representative, candidate)
+  > T (default 0.458), as its ``rouge_scorer.RougeScorer(["rouge1"])`` computes it: no stemming,
+  rouge-score's tokenizer (lower-case, the runs of a-z0-9), clipped unigram matches, F1 0 when a
+  text has no token;
+- ``"bertscore[:T]"``: NoveltyBench's ``bertscore`` judge, BERTScore F1 of the pair > T (default
+  0.719), no idf, no baseline rescaling, with NoveltyBench's model ``microsoft/deberta-large`` at
+  layer 16 (bert-score's layer for it, what ``evaluate``'s bertscore uses) unless
+  ``embedding_model`` names another (a transformers name or folder, ``mpnet``; its layer: see
+  ``models.bertscore``). NoveltyBench's ``equivalence_check_bertscore`` indexes the float its
+  ``bertscore`` returns (``scores["f1"][0]``), so as published it raises; diveval applies the rule
+  it states, F1 > 0.719. The model is not shipped: offline, it must be in the Hugging Face cache;
 - ``"hf:PATH[:T]"``: NoveltyBench's trained judge, its ``equivalence_check_classifier``: a pair
   whose longer text has at most 5 words (lower-cased, split on white space) is equivalent when
   2 x (shared distinct words) >= the longer text's word count; any other pair is equivalent when
@@ -32,12 +44,25 @@ Judges (``judge=``):
   ``hf:yimingzhang/deberta-v3-large-generation-similarity``;
 - any callable ``judge(a, b) -> bool``.
 
+Which judge is the default: ``nli``, because it runs offline with the NLI model diveval ships and
+is the equivalence semantic entropy's papers define (the two metrics then share their classes).
+NoveltyBench's own default, ``--alg classifier``, is ``hf:yimingzhang/deberta-v3-large-generation-
+similarity`` here: a 435M-parameter model fetched from the Hugging Face Hub, trained on human
+judgements of "meaningfully different", the judge to use to reproduce NoveltyBench's numbers; its
+``unigram`` and ``bertscore`` alternatives (``--alg unigram`` / ``bertscore``) are ``unigram``
+(no model: the judge to use without one) and ``bertscore``.
+
 Differences from NoveltyBench's code, on purpose: its ``partition.py`` stores ``max(partition)``
 as "distinct", one less than the number of classes; diveval reports the number of classes, as the
-paper defines distinct_k. Identical texts are always one class, without asking the judge (its BLEU
-judge calls two copies of a text shorter than 4 words different: no 4-grams, BLEU 0). Its
-classifier judge's word-overlap rule for texts of at most 5 words belongs to its classifier, not to
-the partition: the ``hf:`` judge applies it, the other judges do not.
+paper defines distinct_k. Its classifier judge's word-overlap rule for texts of at most 5 words
+belongs to its classifier, not to the partition: the ``hf:`` judge applies it, the other judges do
+not.
+
+Identical texts (``identical=``): ``"model"`` (the default, as ``partition.py``) asks the judge about
+them like any other pair, so NoveltyBench's BLEU judge calls two copies of a text shorter than 4
+words different (no 4-grams: BLEU 0), and its classifier's short-response rule two copies of "no no
+no no" (1 shared word, 4 words); ``"one"`` puts them in one class without asking the judge. See
+:mod:`diveval.semantic.identical`; the signature says which (``ident:``).
 
 Judge calls are batched across sets (one model call per generation position) and cached per run
 (``RunContext``): the same ordered pair is never judged twice.
@@ -54,10 +79,19 @@ from ..context import RunContext
 from ..data import require_sets
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
+from .identical import MODEL, ONE, check_identical
 
 DEFAULT_PATIENCE = 0.8
-DEFAULT_THRESHOLDS = {"embedding": 0.8, "bleu": 0.3, "hf": 0.102}
-JUDGE_KINDS = ("nli", "nli-relaxed", "embedding", "bleu", "hf")
+DEFAULT_THRESHOLDS = {
+    "embedding": 0.8,
+    "bleu": 0.3,
+    "unigram": 0.458,
+    "bertscore": 0.719,
+    "hf": 0.102,
+}
+JUDGE_KINDS = ("nli", "nli-relaxed", "embedding", "bleu", "unigram", "bertscore", "hf")
+#: NoveltyBench's BERTScore model and layer (bert-score's ``model2layers`` entry for it)
+NOVELTYBENCH_BERTSCORE = ("microsoft/deberta-large", 16)
 SHORT_WORDS = 5  # NoveltyBench decides pairs of at most 5 words by word overlap
 
 Pair = tuple[str, str]
@@ -166,6 +200,88 @@ class BleuJudge(Judge):
         return [self.similarity(a, b) >= self.threshold for a, b in pairs]
 
 
+class UnigramJudge(Judge):
+    """NoveltyBench's ``unigram`` judge: ROUGE-1 F1 of the pair > ``threshold`` (strictly)."""
+
+    def __init__(self, threshold: float):
+        self.threshold = threshold
+        self.name = f"unigram:rouge1-F>{threshold:g}:tok:rouge-score:stem:no"
+
+    @staticmethod
+    def similarity(target: str, prediction: str) -> float:
+        """ROUGE-1 F1 as ``RougeScorer(["rouge1"]).score(target, prediction)`` computes it."""
+        from collections import Counter
+
+        from .homogenization import rouge_tokens
+
+        t, p = Counter(rouge_tokens(target)), Counter(rouge_tokens(prediction))
+        overlap = sum(min(c, p[g]) for g, c in t.items())
+        # rouge_score.rouge_scorer._score_ngrams and scoring.fmeasure, in the same order
+        precision = overlap / max(sum(p.values()), 1)
+        recall = overlap / max(sum(t.values()), 1)
+        if precision + recall > 0:
+            return 2 * precision * recall / (precision + recall)
+        return 0.0
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        return [self.similarity(a, b) > self.threshold for a, b in pairs]
+
+
+class BertScoreJudge(Judge):
+    """NoveltyBench's ``bertscore`` judge: BERTScore F1 of the pair > ``threshold`` (strictly).
+
+    scorer: a loaded bert-score ``BERTScorer`` (``models.bertscore.bert_scorer``); each distinct
+    text of a call is embedded once."""
+
+    def __init__(self, scorer: Any, name: str, fingerprint: str, layer: int, threshold: float):
+        self.scorer = scorer
+        self.threshold = threshold
+        self.name = f"bertscore:{name}:{fingerprint}:layer:{layer}:idf:no:F>{threshold:g}"
+
+    def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
+        """BERTScore F1 of each pair (symmetric: either text may be the reference)."""
+        from ..models.bertscore_pairs import bertscore_f_of
+
+        if not pairs:
+            return np.zeros(0)
+        docs = list(dict.fromkeys([t for pair in pairs for t in pair]))
+        index = {d: i for i, d in enumerate(docs)}
+        f = bertscore_f_of(self.scorer, docs, self.scorer.batch_size)
+        first = np.array([index[a] for a, _ in pairs], dtype=np.int64)
+        second = np.array([index[b] for _, b in pairs], dtype=np.int64)
+        return np.asarray(f(first, second), dtype=np.float64)
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        return [bool(s > self.threshold) for s in self.similarities(pairs)]
+
+
+def bertscore_judge(
+    threshold: float,
+    embedding_model: Any = None,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+) -> BertScoreJudge:
+    """The ``bertscore`` judge: NoveltyBench's deberta-large at layer 16 unless ``embedding_model``
+    names another BERTScore model (``models.bertscore.resolve_bertscore_model``)."""
+    from ..models.bertscore import bert_scorer, resolve_bertscore_model
+
+    if embedding_model is None:
+        model, layer = NOVELTYBENCH_BERTSCORE
+    elif isinstance(embedding_model, str):
+        model, layer = resolve_bertscore_model(embedding_model, None)
+    else:
+        raise InputError("the bertscore judge takes a model name or folder (--embedding-model)")
+    try:
+        scorer, name, fp = bert_scorer(model, layer, device, batch_size)
+    except (OSError, ValueError) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise InputError(
+            f"the bertscore judge cannot load {model!r} ({first}); it must be in the Hugging Face "
+            "cache offline, or name a local model with --embedding-model"
+        ) from None
+    return BertScoreJudge(scorer, name, fp, layer, threshold)
+
+
 def short_pair_rule(a: str, b: str, max_words: int = SHORT_WORDS) -> Optional[bool]:
     """NoveltyBench's rule for short responses: when the longer of the two has at most
     ``max_words`` words (lower-cased, split on white space), they are equivalent iff twice the
@@ -233,13 +349,14 @@ def parse_hf_judge(spec: str) -> tuple[str, float]:
 
 
 def parse_judge(spec: str) -> tuple[str, float | None]:
-    """'nli' | 'nli-relaxed' | 'embedding[:T]' | 'bleu[:T]' | 'hf:PATH[:T]' -> (kind,
+    """'nli' | 'nli-relaxed' | 'embedding[:T]' | 'bleu[:T]' | 'unigram[:T]' | 'bertscore[:T]' |
+    'hf:PATH[:T]' -> (kind,
     threshold); an InputError otherwise (``parse_hf_judge`` gives an hf judge's PATH)."""
     kind, _, rest = spec.partition(":")
     if kind not in JUDGE_KINDS:
         raise InputError(
             f"unknown judge {spec!r}; choose nli, nli-relaxed, embedding[:THRESHOLD], "
-            "bleu[:THRESHOLD] or hf:PATH[:THRESHOLD]"
+            "bleu[:THRESHOLD], unigram[:THRESHOLD], bertscore[:THRESHOLD] or hf:PATH[:THRESHOLD]"
         )
     if kind == "hf":
         return kind, parse_hf_judge(spec)[1]
@@ -297,6 +414,10 @@ def make_judge(
         path, hf_threshold = parse_hf_judge(judge)
         scorer = load_pair_classifier(path, device=device, batch_size=batch_size)
         return ClassifierJudge(cached_pair_scorer(scorer, cache_dir), hf_threshold)
+    if kind == "unigram":
+        return UnigramJudge(float(threshold or 0.0))
+    if kind == "bertscore":
+        return bertscore_judge(float(threshold or 0.0), embedding_model, device, batch_size)
     return BleuJudge(float(threshold or 0.0))
 
 
@@ -307,23 +428,25 @@ def _judge_key(judge: Any, nli_model: Any, embedding_model: Any, cache_dir: Any)
     return ("equivalence-judge", ident(judge), ident(nli_model), ident(embedding_model), cache_dir)
 
 
-def partition_sets(sets: Sequence[Sequence[str]], judge: Judge) -> list[list[int]]:
+def partition_sets(
+    sets: Sequence[Sequence[str]], judge: Judge, identical: str = MODEL
+) -> list[list[int]]:
     """Class index of every generation of every set (classes numbered in order of opening).
 
     Batched over sets: at generation position j, every set's pairs (representative of each open
     class, generation j) go to the judge in one call; a generation joins the first class in order
-    of opening whose representative is judged equivalent.
+    of opening whose representative is judged equivalent. identical: "model" (ask the judge
+    about identical texts too) or "one" (identical texts are equivalent, unasked).
     """
+    skip = identical == ONE
     labels: list[list[int]] = [[-1] * len(s) for s in sets]
     reps: list[list[int]] = [[] for _ in sets]  # index of each class's representative
     for j in range(max((len(s) for s in sets), default=0)):
         asks = [(k, c) for k, s in enumerate(sets) if j < len(s) for c in range(len(reps[k]))]
         pairs = [(sets[k][reps[k][c]], sets[k][j]) for k, c in asks]
-        # identical texts are equivalent under any judge; NoveltyBench's BLEU would split two
-        # copies of a text shorter than 4 words (no 4-grams: BLEU 0), so they skip the judge
-        ask = [p for p in pairs if p[0] != p[1]]
+        ask = [p for p in pairs if not (skip and p[0] == p[1])]
         answers = iter(judge.judge_pairs(ask))
-        verdicts = [True if a == b else next(answers) for a, b in pairs]
+        verdicts = [True if skip and a == b else next(answers) for a, b in pairs]
         joined: dict[int, int] = {}
         for (k, c), same in zip(asks, verdicts):
             if same and k not in joined:
@@ -367,6 +490,7 @@ def partition(
     *,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
+    identical: Optional[str] = None,
     context: RunContext | None = None,
     **judge_options: Any,
 ) -> Partition:
@@ -389,7 +513,7 @@ def partition(
         judge_options.get("cache_dir"),
     )
     cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **judge_options)))
-    labels = partition_sets(items, cached)
+    labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(
         [patience_utility(lab, q, patience) for lab, q in zip(labels, qualities)], dtype=np.float64
@@ -427,20 +551,26 @@ def equivalence_classes(
     device: Optional[str] = None,
     batch_size: Optional[int] = None,
     cache_dir: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: RunContext | None = None,
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
+    identical: "model" (default, as NoveltyBench: the judge decides identical texts too) or "one"
+    (identical texts are one class without asking the judge).
+
     ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation).
     """
     del progress
+    rule = check_identical(identical, "equivalence-classes")
     context = context if context is not None else RunContext()
     result = partition(
         sets,
         judge,
         quality=quality,
         patience=patience,
+        identical=rule,
         context=context,
         nli_model=nli_model,
         embedding_model=embedding_model,
@@ -454,6 +584,7 @@ def equivalence_classes(
         rep="first",
         patience=patience,
         quality="given" if quality is not None else "1",
+        ident=rule,
         setting=SETS,
     )
     details = {

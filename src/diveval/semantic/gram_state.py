@@ -116,6 +116,7 @@ class VendiState:
         part = embedding_gram_state(
             texts,
             self.options.get("embedding_model"),
+            identical=self.options.get("identical"),
             **{k: self.options.get(k) for k in self._MODEL},
         )
         self.gram = part if self.gram is None else self.gram.merge(part)

@@ -13,6 +13,11 @@ the inverse Berger-Parker index. D_q^Z is between 1 (identical responses) and k 
 share nothing), and does not increase with q. It is an *effective number of distinct responses*:
 higher = more diverse.
 
+Identical responses are one kind: Z_ij = 1 for two responses with the same text by default
+(``identical="one"``), so k copies of a response score 1 under any similarity; ``"model"`` keeps
+the similarity's own value for the pair (with nli-entailment and the shipped NLI model, three
+copies of "yes ." score 1.14, not 1). See :mod:`diveval.semantic.identical`.
+
 The value is D_1^Z (order ``q``, 1 by default), the mean over sets. ``details`` holds the
 diversity profile: ``q0_mean``, ``q0.5_mean``, ``q1_mean``, ``q2_mean``, ``q4_mean``, ``qinf_mean``
 (the mean over sets of D_q^Z at the orders listed in ``details["orders"]``), and ``profiles``, each
@@ -75,6 +80,7 @@ def similarity_hill(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: Any = None,
 ) -> Score:
@@ -85,7 +91,8 @@ def similarity_hill(
     similarity: cosine (default: the sentence-embedding cosine, clipped at 0), ngram (cosine of
     1-2-gram counts), jaccard, nli-entailment or nli-contradiction
     (``diveval.semantic.pair_similarity``). q: the order of the value
-    (1 by default); orders: the profile kept in ``details``.
+    (1 by default); orders: the profile kept in ``details``; identical: "one" (default: two
+    responses with the same text have Z_ij = 1) or "model" (the similarity's own value).
     """
     del progress
     name = "similarity-hill"
@@ -103,6 +110,7 @@ def similarity_hill(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
     values = np.empty(len(items))
     profiles = np.empty((len(items), len(grid)))

@@ -22,6 +22,12 @@ the most diverse case); diveval returns 0.0 there. It rounds to 3 decimals; dive
 BERTScore default is ``microsoft/deberta-base-mnli`` fetched from the Hub; diveval's default is the
 offline model above (any local model folder can be named).
 
+Identical documents (``identical=``, :mod:`diveval.semantic.identical`): ``"model"`` (the default,
+as the ``diversity`` package, which scores every pair) gives two copies of a document the
+similarity's own value (BLEU-4 of a text under 4 tokens with itself is not 1; ROUGE-L F of a text
+without a-z0-9 characters is 0); ``"one"`` gives them 1. For homogenization-bleu, identical means
+the same tokens (all BLEU reads). Recorded as ``ident:`` in the signature.
+
 Undefined case: a corpus or set with fewer than 2 documents has no other document to compare
 with; it is an InputError.
 """
@@ -57,6 +63,7 @@ from ..text.lcs import lcs_lengths
 from ..text.ngrams import TokenIds, encode_tokens, factorize, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, prepare
 from ..text.tokenizers import Tokenizer
+from .identical import ONE, check_identical
 
 _ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -153,11 +160,16 @@ def _homogenization_of_pairs(
     seed: int = 0,
     memory_budget: Any = None,
     progress: Any = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """The metric from a symmetric similarity: all unordered pairs of each set (or of the
     corpus) in blocks within the memory budget, or ``pairs`` sampled ordered pairs of a corpus.
     ``similarity_of(texts)`` builds what every block needs once (tokens, embeddings) and returns
-    ``similarity(first, second)``."""
+    ``similarity(first, second)``. identical: "model" (default) or "one"."""
+    rule = check_identical(identical, metric)
+    sig = {**sig, "ident": rule}
+    if rule == ONE:
+        similarity_of = _one_for_identical(similarity_of)
     found, groups = text_groups(data, setting)
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
     small = np.flatnonzero(sizes < 2)
@@ -208,6 +220,30 @@ def _homogenization_of_pairs(
     return group_score(metric, values.tolist(), found, sig, details)
 
 
+def _text_codes(keys: Sequence[Any]) -> np.ndarray:
+    """One integer per distinct key (text or token tuple), in order of first appearance."""
+    index: dict[Any, int] = {}
+    return np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+
+
+def _one_for_identical(
+    similarity_of: Callable[[list[str]], Callable[[np.ndarray, np.ndarray], np.ndarray]],
+) -> Callable[[list[str]], Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+    """``similarity_of`` whose similarity is 1 for two identical texts."""
+
+    def of(texts: list[str]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        inner, codes = similarity_of(texts), _text_codes(texts)
+
+        def similarity(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+            out = np.array(inner(first, second), dtype=np.float64)
+            out[codes[first] == codes[second]] = 1.0
+            return out
+
+        return similarity
+
+    return of
+
+
 def homogenization_rouge_l(
     texts: Any,
     setting: str | None = None,
@@ -216,13 +252,15 @@ def homogenization_rouge_l(
     seed: int = 0,
     memory_budget: Any = None,
     progress: Any = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Mean over documents of their mean ROUGE-L F1 to every other document.
 
     All pairs are scored in blocks within ``memory_budget`` (bytes or "2G"; default 1/4 of the
     available memory; a BudgetError before any work where even one block does not fit);
     ``pairs=N``: N seeded random pairs of a corpus instead, with an interval in ``details``;
-    ``progress``: True for a bar on a terminal, or a callable ``progress(done, total)``."""
+    ``progress``: True for a bar on a terminal, or a callable ``progress(done, total)``;
+    ``identical``: "model" (default: two copies of a document score their ROUGE-L) or "one"."""
 
     def similarity_of(docs: list[str]):
         return _rouge_l_of(encode_tokens([rouge_tokens(t) for t in docs]))
@@ -238,6 +276,7 @@ def homogenization_rouge_l(
         seed=seed,
         memory_budget=memory_budget,
         progress=progress,
+        identical=identical,
     )
 
 
@@ -255,6 +294,7 @@ def homogenization_bertscore(
     seed: int = 0,
     memory_budget: Any = None,
     progress: Any = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Mean over documents of their mean BERTScore F1 to every other document (one embedding
     pass per document; see ``models.bertscore_pairs``). ``embedding_model``: None (MiniLM, layer
@@ -291,6 +331,7 @@ def homogenization_bertscore(
         seed=seed,
         memory_budget=memory_budget,
         progress=progress,
+        identical=identical,
     )
 
 
@@ -388,6 +429,7 @@ def homogenization_bleu(
     seed: int = 0,
     memory_budget: Any = None,
     progress: Any = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Mean over documents of their mean BLEU-``max_n`` as the hypothesis against each other
     document as the single reference (nltk ``sentence_bleu`` semantics, method1 smoothing).
@@ -401,6 +443,7 @@ def homogenization_bleu(
     ``pairs``, ``seed``, ``memory_budget``, ``progress``: as :func:`homogenization_rouge_l`
     (BLEU is not symmetric: the pairs are ordered)."""
     pairs = check_pairs(pairs)
+    rule = check_identical(identical, "homogenization-bleu")
     if isinstance(texts, Prepared):
         n_texts, chars = texts.tids.n_texts, 6 * texts.tids.n_tokens
         is_corpus = texts.group is None
@@ -431,18 +474,29 @@ def homogenization_bleu(
     prep = prepare(texts, tokenizer, lowercase, setting)
     features = [_occurrence_features(prep, n) for n in range(1, max_n + 1)]
     lengths = prep.tids.lengths
-    sig: dict[str, Any] = {"sim": f"bleu-{max_n}", "smooth": smoothing, "refs": "each-other-doc"}
+    sig: dict[str, Any] = {
+        "sim": f"bleu-{max_n}",
+        "smooth": smoothing,
+        "refs": "each-other-doc",
+        "ident": rule,
+    }
+    # two documents with the same tokens (identical="one"): BLEU 1
+    same = None
+    if rule == ONE:
+        ids, off = prep.tids.ids.tolist(), prep.tids.offsets.tolist()
+        same = _text_codes([tuple(ids[a:b]) for a, b in zip(off[:-1], off[1:])])
     if pairs is not None:
         stats = MeanInterval()
         label = "homogenization-bleu: sampled pairs"
         with progress_callback(progress, label, pairs) as update:
             for i, j in sampled_pair_chunks(n_texts, pairs, seed):
                 parts = split(i, j, plan.block_pairs)
-                stats.add(
-                    np.concatenate(
-                        [_bleu_pairs(features, lengths, a, b, max_n, smoothing) for a, b in parts]
-                    )
+                bleu = np.concatenate(
+                    [_bleu_pairs(features, lengths, a, b, max_n, smoothing) for a, b in parts]
                 )
+                if same is not None:
+                    bleu[same[i] == same[j]] = 1.0
+                stats.add(bleu)
                 update(stats.count)
         details = {**stats.details(seed), "estimate": plan.details()}
         sig = {**sig, "pairs": pairs, "seed": seed}
@@ -464,6 +518,8 @@ def homogenization_bleu(
                 bleu = _bleu_rows(
                     sub, transposed, lengths[members], rows, np.arange(m), max_n, smoothing
                 )
+                if same is not None:
+                    bleu[same[members[rows]][:, None] == same[members][None, :]] = 1.0
                 bleu[np.arange(rows.size), rows] = 0.0  # not against itself
                 per_doc[members[rows]] = bleu.sum(axis=1) / (m - 1)
                 done += rows.size * (m - 1)

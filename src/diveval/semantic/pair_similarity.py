@@ -22,6 +22,11 @@ from the model's probabilities as p^(1/T) normalised (the same numbers). T = 1 (
 the model's probabilities, as the paper's definition reads; the authors' code defaults to T = 3
 (``default_params``), which a caller may pass. Every ordered pair goes to the model once, through
 diveval's cached NLI backend (the NLI Diversity metrics of the same run share those scores).
+
+Two responses with the same text: ``identical="one"`` (the default) sets their W_ij to 1, as the
+diagonal; ``"model"`` keeps the similarity computed for the pair (an NLI model may give a sentence
+and itself P(entailment) = 0.81). See :mod:`diveval.semantic.identical`; the signature says which,
+``ident:one`` or ``ident:model``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 
 from ..data import require_sets
 from ..errors import InputError
+from .identical import ONE, check_identical, set_identical_to_one
 
 SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram")
 NLI_SIMILARITIES = ("nli-entailment", "nli-contradiction")
@@ -161,18 +167,21 @@ def set_similarities(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
     context: Any = None,
 ) -> tuple[list[list[str]], list[np.ndarray], dict[str, Any]]:
     """(the sets, W of each, the signature's entries for the similarity: its name and the
     model's). ``sets`` are checked: sets of strings, none empty.
 
     context: the run's ``RunContext``; the metrics of one run that ask for the same similarity
-    share one set of matrices (read-only: callers copy before changing them)."""
+    share one set of matrices (read-only: callers copy before changing them). identical: "one"
+    (default) or "model", the rule for two responses with the same text."""
     items = require_sets(sets, metric)
     empty = [g for g, s in enumerate(items) if not s]
     if empty:
         raise InputError(f"{metric} needs at least one response: set {empty[0]} is empty")
     check_similarity(similarity, metric)
+    rule = check_identical(identical, metric)
     options = dict(
         nli_model=nli_model,
         embedding_model=embedding_model,
@@ -183,16 +192,31 @@ def set_similarities(
         precision=precision,
     )
     if context is None:
-        return (items, *_set_similarities(items, similarity, metric, **options))
+        matrices, params = _set_similarities(items, similarity, metric, **options)
+        return (items, *_identical_rule(items, matrices, params, rule))
 
     def ident(x: Any) -> Any:
         return x if x is None or isinstance(x, (str, int, float)) else id(x)
 
     key = ("set-similarities", similarity, *(ident(options[k]) for k in sorted(options)))
-    matrices, params = context.memo(
-        key, lambda: _set_similarities(items, similarity, metric, **options)
-    )
+
+    def under_rule() -> tuple[list[np.ndarray], dict[str, Any]]:
+        # the model's matrices are shared by both rules; "one" works on copies
+        model = context.memo(key, lambda: _set_similarities(items, similarity, metric, **options))
+        return _identical_rule(items, model[0], model[1], rule)
+
+    matrices, params = context.memo((*key, rule), under_rule)
     return items, matrices, params
+
+
+def _identical_rule(
+    items: list[list[str]], matrices: list[np.ndarray], params: dict[str, Any], rule: str
+) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """The matrices under the rule for identical texts (copies for "one"), and the signature's
+    entries with ``ident`` added."""
+    if rule == ONE:
+        matrices = [set_identical_to_one(w.copy(), s) for w, s in zip(matrices, items)]
+    return matrices, {**params, "ident": rule}
 
 
 def _set_similarities(

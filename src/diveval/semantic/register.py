@@ -196,7 +196,7 @@ GEOMETRY = [
         "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
         _vendi,
         settings=(CORPUS, SETS),
-        options=("embedding_model", *_MODEL_OPTIONS),
+        options=("embedding_model", "identical", *_MODEL_OPTIONS),
         extra="models",
         direction="higher",
         citation="Friedman & Dieng 2022",
@@ -209,7 +209,7 @@ GEOMETRY = [
         "Vendi Score with the cosine kernel of 1-2-gram counts, q=1",
         _vendi_ngram,
         settings=(CORPUS, SETS),
-        options=("tokenizer", "lowercase", "memory_budget", "progress"),
+        options=("tokenizer", "lowercase", "identical", "memory_budget", "progress"),
         direction="higher",
         citation="Friedman & Dieng 2022",
     ),
@@ -219,7 +219,7 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", *_MODEL_OPTIONS),
+            options=("embedding_model", "identical", *_MODEL_OPTIONS),
             extra="models",
             direction="higher",
             citation=citation,
@@ -233,7 +233,7 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", "logprobs", *_MODEL_OPTIONS),
+            options=("embedding_model", "logprobs", "identical", *_MODEL_OPTIONS),
             extra="models",
             direction="higher",
             citation="Friedman & Dieng 2022",
@@ -317,7 +317,7 @@ HOMOGENIZATION = [
         "mean over responses of their mean ROUGE-L F1 to every other response "
         "(Padmakumar & He 2023; Shaib et al. 2024); higher = more homogeneous",
         _rouge_l,
-        options=PAIR_OPTIONS,
+        options=("identical", *PAIR_OPTIONS),
         direction="lower",
         citation="Padmakumar & He 2023",
         reference="rouge-score (RougeScorer rougeL F of every pair, to 1e-12) and the diversity "
@@ -328,7 +328,14 @@ HOMOGENIZATION = [
         "mean over responses of their mean BERTScore F1 to every other response, "
         "all-MiniLM-L6-v2 layer 6 by default (Padmakumar & He 2023); higher = more homogeneous",
         _bertscore,
-        options=("embedding_model", "device", "precision", "batch_size", *PAIR_OPTIONS),
+        options=(
+            "embedding_model",
+            "device",
+            "precision",
+            "batch_size",
+            "identical",
+            *PAIR_OPTIONS,
+        ),
         extra="models",
         direction="lower",
         citation="Padmakumar & He 2023",
@@ -339,7 +346,7 @@ HOMOGENIZATION = [
         "mean over responses of their mean BLEU-4 (nltk method1) against every other response "
         "as the single reference (Shaib et al. 2024); higher = more homogeneous",
         _bleu,
-        options=("tokenizer", "lowercase", *PAIR_OPTIONS),
+        options=("tokenizer", "lowercase", "identical", *PAIR_OPTIONS),
         direction="lower",
         citation="Shaib et al. 2024",
         reference="nltk sentence_bleu (method1) of every ordered pair, to 1e-12",
@@ -357,12 +364,13 @@ EQUIVALENCE = [
     Metric(
         "equivalence-classes",
         "distinct_k: number of equivalence classes of a set under a judge (nli | embedding | bleu | "
-        "hf: NoveltyBench's trained classifier), "
+        "NoveltyBench's unigram, bertscore and hf: trained classifier), "
         "greedy in order; details: patience-weighted utility, p=0.8 (NoveltyBench)",
         _equivalence_classes,
         settings=(SETS,),
         options=(
             "judge",
+            "identical",
             "nli_model",
             "embedding_model",
             "device",
@@ -374,7 +382,8 @@ EQUIVALENCE = [
         direction="higher",
         citation="Zhang et al. 2025",
         reference="NoveltyBench's partition (partition.py) and utility (score.py), restated in the"
-        " tests and run with random judges; its BLEU judge's formula",
+        " tests and run with random judges; its BLEU judge's formula; its unigram judge against "
+        "rouge-score (to 1e-15) and its bertscore judge against bert-score (to 1e-5)",
     ),
 ]
 
@@ -400,7 +409,7 @@ def _similarity_hill(sets, similarity=None, context=None, **options):
     return similarity_hill(sets, similarity, context=context, **options)
 
 
-_SIMILARITY_OPTIONS = ("similarity", "nli_model", "embedding_model", *_MODEL_OPTIONS)
+_SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_OPTIONS)
 
 SEMANTIC_SETS = [
     Metric(
@@ -412,6 +421,7 @@ SEMANTIC_SETS = [
         settings=(SETS,),
         options=(
             "judge",
+            "identical",
             "logprobs",
             "nli_model",
             "embedding_model",

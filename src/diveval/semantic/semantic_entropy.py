@@ -36,8 +36,11 @@ The reference pipeline prepends the question to every response before the NLI mo
 prepended to reproduce that.
 
 The signature names the rule (``judge:nli-bidirectional:MODEL:FP`` or ``judge:nli-relaxed:...``),
-the weighting (``p:count`` or ``p:likelihood``) and the log base. Identical texts are always
-equivalent, without asking the judge (as in ``equivalence-classes``). The judge is asked what the
+the weighting (``p:count`` or ``p:likelihood``) and the log base. Identical texts are equivalent
+without asking the judge by default (``identical="one"``, ``ident:one``), as Kuhn et al.'s code and
+zlin7/UQ-NLG's ``_create_semantic_sets`` group exact matches before the NLI model;
+``identical="model"`` asks the judge about them too (``ident:model``), as jlko's
+``get_semantic_ids`` does. The judge is asked what the
 reference asks (each class opener against every later response), each pair once per run, batched
 over sets; NLI scores go through the cached NLI backend that the NLI Diversity and spectral metrics
 share, so an ordered pair reaches the model once. A set of one response has SE = 0; an empty set is an
@@ -55,6 +58,7 @@ from ..data import require_sets, sequence_probabilities, set_logprobs
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .equivalence import CachedJudge, Judge, _judge_key, make_judge
+from .identical import ONE, check_identical
 
 
 def semantic_ids(equivalent: np.ndarray) -> list[int]:
@@ -74,10 +78,12 @@ def semantic_ids(equivalent: np.ndarray) -> list[int]:
     return ids
 
 
-def classes_of_sets(items: list[list[str]], judge: Judge) -> list[list[int]]:
+def classes_of_sets(items: list[list[str]], judge: Judge, identical: str = ONE) -> list[list[int]]:
     """The classes of every set, as :func:`semantic_ids` forms them, asking the judge only what
     the reference asks (each class opener against every later response), batched over sets: at
-    position i, one judge call for the openers at i of all sets."""
+    position i, one judge call for the openers at i of all sets. identical: "one" (identical texts
+    are equivalent, unasked) or "model" (the judge decides them too)."""
+    skip = identical == ONE
     ids = [[-1] * len(s) for s in items]
     next_id = [0] * len(items)
     for i in range(max((len(s) for s in items), default=0)):
@@ -86,10 +92,9 @@ def classes_of_sets(items: list[list[str]], judge: Judge) -> list[list[int]]:
             ids[g][i] = next_id[g]
         asks = [(g, j) for g in openers for j in range(i + 1, len(items[g]))]
         pairs = [(items[g][i], items[g][j]) for g, j in asks]
-        # identical texts are equivalent under any judge, without asking it
-        answers = iter(judge.judge_pairs([(a, b) for a, b in pairs if a != b]))
+        answers = iter(judge.judge_pairs([p for p in pairs if not (skip and p[0] == p[1])]))
         for (g, j), (a, b) in zip(asks, pairs):
-            if a == b or next(answers):
+            if (skip and a == b) or next(answers):
                 ids[g][j] = next_id[g]
         for g in openers:
             next_id[g] += 1
@@ -122,6 +127,7 @@ def semantic_entropy(
     device: Optional[str] = None,
     batch_size: Optional[int] = None,
     cache_dir: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: RunContext | None = None,
 ) -> Score:
@@ -134,7 +140,8 @@ def semantic_entropy(
     "embedding[:T]", "bleu[:T]" or a callable. logprobs: one list per set, one sequence
     log-probability per response (likelihood-weighted); None: count-weighted. ``details``:
     ``classes`` (per set) and ``labels`` (per set, the class of each response as a string of
-    numbers, e.g. "0 1 0").
+    numbers, e.g. "0 1 0"). identical: "one" (default: identical texts are one class, unasked)
+    or "model" (the judge decides them too).
     """
     del progress
     items = require_sets(sets, "semantic-entropy")
@@ -142,6 +149,7 @@ def semantic_entropy(
     if empty:
         raise InputError(f"semantic-entropy needs at least one response: set {empty[0]} is empty")
     weights = set_logprobs(items, logprobs, "semantic-entropy")
+    rule = check_identical(identical, "semantic-entropy")
     context = context if context is not None else RunContext()
     options = dict(
         nli_model=nli_model,
@@ -152,7 +160,7 @@ def semantic_entropy(
     )
     key = _judge_key(judge, nli_model, embedding_model, cache_dir)
     cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **options)))
-    labels = classes_of_sets(items, cached)
+    labels = classes_of_sets(items, cached, rule)
     values = np.array(
         [
             entropy(class_probabilities(ids, weights[g] if weights is not None else None))
@@ -165,6 +173,7 @@ def semantic_entropy(
         assign="last",
         p="count" if weights is None else "likelihood",
         log="e",
+        ident=rule,
         setting=SETS,
     )
     details = {

@@ -11,6 +11,11 @@ Kernel metrics (``rke``, ``dcscore``, ``intdiv``, ``logdet``) are defined on a s
 response, as the Vendi Score is (one response: the least diverse value); the distance metrics
 (``chamfer``, ``remote-clique``) compare responses in pairs and need two, as Sent-BERT does (an
 InputError names the set). An empty set is an InputError for all of them.
+
+Identical responses: each text is embedded alone, so two copies of a text have the same vector and
+K_ij = 1 under either rule of ``identical=`` (:mod:`diveval.semantic.identical`): ``"one"`` (the
+default) sets it to exactly 1, ``"model"`` keeps the computed cosine (1 to round-off). Recorded as
+``ident:`` in the signature, as in every similarity metric.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from ..data import require_pairs, require_sets, sequence_probabilities, set_logp
 from ..errors import InputError
 from ..models.devices import signature_device, signature_precision
 from ..results import SETS, Score, make_signature
+from .identical import ONE, check_identical, same_text
 
 DCSCORE_TAU = 1.0
 LOGDET_EPS = 1e-6
@@ -130,6 +136,7 @@ def _per_set(
     pairs: bool,
     model: Any,
     weights: Optional[list[np.ndarray]] = None,
+    identical: Optional[str] = None,
     **embed_options: Any,
 ) -> Score:
     """``of_kernel`` of each set's cosine kernel, and their mean. ``weights``: one probability
@@ -138,6 +145,7 @@ def _per_set(
     from .embedding_diversity import embed_texts
 
     items = require_sets(sets, name)
+    rule = check_identical(identical, name)
     sizes = np.array([len(s) for s in items], dtype=np.int64)
     empty = np.flatnonzero(sizes == 0)
     if empty.size:
@@ -155,6 +163,8 @@ def _per_set(
         which = np.flatnonzero(sizes == m)
         rows = starts[which][:, None] + np.arange(m)
         kernels = cosine_kernel(vectors[rows])
+        if rule == ONE:
+            kernels[np.stack([same_text(items[g]) for g in which])] = 1.0
         if weights is None:
             values[which] = of_kernel(kernels)
         else:
@@ -167,6 +177,7 @@ def _per_set(
         prec=signature_precision(emb),
         kernel="cosine",
         **params,
+        ident=rule,
         setting=SETS,
     )
     return Score(name, float(values.mean()), sig, SETS, values)
@@ -181,6 +192,7 @@ def rke(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Rényi kernel entropy (Jalali et al. 2023), the order-2 Vendi Score in closed form, per set:
 
@@ -202,6 +214,7 @@ def rke(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -215,6 +228,7 @@ def dcscore(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """DCScore (Zhu et al. 2025), each response classified among its own set, per set:
 
@@ -239,6 +253,7 @@ def dcscore(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -251,6 +266,7 @@ def intdiv(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Internal diversity, as the vendi-score package defines it, with uniform weights, per set:
 
@@ -271,6 +287,7 @@ def intdiv(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -284,6 +301,7 @@ def logdet(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Log-determinant of the cosine kernel, regularised, per set:
 
@@ -309,6 +327,7 @@ def logdet(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -321,6 +340,7 @@ def chamfer(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Chamfer distance (Cox et al. 2021): how far each response is from its nearest other, per set:
 
@@ -342,6 +362,7 @@ def chamfer(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -354,6 +375,7 @@ def remote_clique(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Remote clique (Cox et al. 2021): the mean distance between two responses of a set:
 
@@ -376,6 +398,7 @@ def remote_clique(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -417,6 +440,7 @@ def vendi_weighted(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """The probability-weighted Vendi Score (Friedman & Dieng 2022, as the vendi-score package's
     ``score_K(K, p=p)`` computes it), per set:
@@ -439,6 +463,7 @@ def vendi_weighted(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -452,6 +477,7 @@ def intdiv_weighted(
     cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """Internal diversity weighted by sequence probability (the vendi-score package's
     ``intdiv_K(K, p=p)``), per set:
@@ -472,4 +498,5 @@ def intdiv_weighted(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )

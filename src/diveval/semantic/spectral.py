@@ -27,6 +27,12 @@ check both). Their W is cast to float32 before the Laplacian; diveval keeps floa
 temperature is 1 by default (the paper's probabilities; their code's default is 3, a parameter
 here). Eccentricity is the same: the eigenvectors of eigenvalue < 0.9, rows centred, the norm of
 the distances.
+
+Identical responses: W_ij = 1 for two responses with the same text by default (``identical="one"``),
+as the authors' code has it (it scores each distinct answer once and gives repeated answers the
+diagonal's logits, entailment 1: ``recover_sim_mat_new``); ``identical="model"`` keeps the NLI
+model's score of the pair. Three copies of "yes ." under the shipped NLI model (P(entailment) of
+the sentence and itself 0.81): EigV 1 and Degree 0 with ``one``, 1.14 and 0.124 with ``model``.
 """
 
 from __future__ import annotations
@@ -113,6 +119,7 @@ def spectral_eigv(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: Any = None,
 ) -> Score:
@@ -121,7 +128,9 @@ def spectral_eigv(
     EigV = sum_k max(0, 1 - lambda_k),  lambda: eigenvalues of L = I - D^-1/2 W D^-1/2
 
     similarity: nli-entailment (default), nli-contradiction, cosine, jaccard or ngram (see
-    ``diveval.semantic.pair_similarity``); temperature: of the NLI probabilities (1 by default).
+    ``diveval.semantic.pair_similarity``); temperature: of the NLI probabilities (1 by default);
+    identical: "one" (default: two responses with the same text have W_ij = 1) or "model" (the
+    model's score of the pair; see ``diveval.semantic.identical``).
     """
     del progress
     return _spectral(
@@ -138,6 +147,7 @@ def spectral_eigv(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -152,6 +162,7 @@ def spectral_degree(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: Any = None,
 ) -> Score:
@@ -176,6 +187,7 @@ def spectral_degree(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )
 
 
@@ -191,6 +203,7 @@ def spectral_eccentricity(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: Any = None,
 ) -> Score:
@@ -218,4 +231,5 @@ def spectral_eccentricity(
         device=device,
         cache_dir=cache_dir,
         precision=precision,
+        identical=identical,
     )

@@ -12,7 +12,10 @@ eigenvalues of K / n are those of X^T X / n; diveval takes the smaller of the tw
 Identical texts are identical rows: with u distinct rows U and their counts c, the nonzero
 eigenvalues of K are those of C^1/2 U U^T C^1/2 (u x u) or U^T C U (d x d), C = diag(c), so the
 matrix is min(u, d) square, not min(n, d): generated text repeats itself (the 6,740 HRED outputs
-of multirefeval are 3,389 distinct texts, about 7 times less eigenvalue work).
+of multirefeval are 3,389 distinct texts, about 7 times less eigenvalue work). Two copies of a
+text thus have K_ij = 1 under either rule of ``identical=`` (:mod:`diveval.semantic.identical`):
+their features are the same vector, whose cosine with itself the model gives as 1; the rule is
+taken and recorded (``ident:``) as in every similarity metric, and cannot move the number.
 
 Kernels: ``embedding`` (sentence embeddings, default model: the offline all-MiniLM-L6-v2) and
 ``ngram`` (cosine of n-gram count vectors for n = 1..n_max, default 2 as the reference package's
@@ -40,6 +43,7 @@ import numpy as np
 from ..errors import InputError
 from ..models.devices import signature_device, signature_precision
 from ..results import CORPUS, SETS, Score, make_signature
+from .identical import check_identical
 
 KERNELS = ("embedding", "ngram")
 
@@ -264,6 +268,7 @@ def embedding_gram_state(
     device: Optional[str] = None,
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
+    identical: Optional[str] = None,
 ):
     """The mergeable state (:class:`diveval.semantic.gram_state.GramState`) of the embedding-kernel
     Vendi Score of ``texts``: for a corpus split in shards or Ray batches."""
@@ -273,7 +278,8 @@ def embedding_gram_state(
     feats, emb = embed_texts(
         texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
     )
-    state = GramState(feats.shape[1], _embedding_choices(emb))
+    rule = check_identical(identical, "vendi")
+    state = GramState(feats.shape[1], {**_embedding_choices(emb), "ident": rule})
     return state.update(feats)
 
 
@@ -314,6 +320,7 @@ def vendi(
     progress: Any = None,
     precision: Optional[str] = None,
     memory_budget: Any = None,
+    identical: Optional[str] = None,
 ) -> Score:
     """The Vendi Score of a corpus (one value) or of each response set (and their mean).
 
@@ -324,10 +331,13 @@ def vendi(
     memory_budget: bytes or "2G" for the m x m eigenvalue problem (m = min(distinct responses,
     features); default 1/4 of the available memory): past it, a BudgetError before any work.
     progress: True for a bar on a terminal while the matrix fills, or ``progress(done, total)``.
+    identical: "one" (default) or "model": the same number here (two copies of a text are the same
+    feature vector), recorded in the signature as in every similarity metric.
     """
     if kernel not in KERNELS:
         raise InputError(f"unknown Vendi kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
     q = parse_order(q)
+    rule = check_identical(identical, f"vendi-{kernel}" if kernel == "ngram" else "vendi")
     if kernel == "ngram":
         from ..text.prepared import prepare
 
@@ -392,7 +402,7 @@ def vendi(
             metric=name,
             estimate=estimate if setting == CORPUS else None,
         )
-    sig = make_signature(name, **choices, q=_fmt_q(q), setting=setting)
+    sig = make_signature(name, **choices, ident=rule, q=_fmt_q(q), setting=setting)
     per_set = values if setting == SETS else None
     details = {"estimate": estimate} if estimate else {}
     return Score(name, float(values.mean()), sig, setting, per_set, details)
