@@ -83,7 +83,8 @@ class Metric:
         if self.takes_context:
             kwargs["context"] = context if context is not None else RunContext()
         # Score.metric is the registry name, always (one function serves distinct-1..5)
-        return self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
+        score = self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
+        return _language_checked(score, data, self, kwargs)
 
     def make_state(self, options: Mapping[str, Any]) -> Any:
         """A fresh state of this metric for a run with ``options`` (those it does not take are
@@ -104,6 +105,46 @@ class Metric:
 
     def supports(self, setting: str) -> bool:
         return setting in self.settings
+
+
+def _language_checked(score: Score, data: Any, metric: Metric, kwargs: dict[str, Any]) -> Score:
+    """``score`` with the warnings of :mod:`diveval.text.language` added: text in a script the
+    tokenizer does not split, or not in English for an English-only model (never a silent
+    number)."""
+    from .text.language import language_warnings, sample_texts
+    from .text.prepared import Prepared
+    from .text.tokenizers import get_tokenizer
+
+    tokenizer = None
+    if isinstance(data, Prepared):
+        sample, tokenizer = data.sample, data.tokenizer
+    else:
+        sample = sample_texts(data)
+        if "tokenizer" in metric.options:
+            tokenizer = get_tokenizer(
+                kwargs.get("tokenizer", _default_of(metric.compute, "tokenizer", "whitespace")),
+                bool(kwargs.get("lowercase")),
+            )
+    warnings = language_warnings(sample, score.signature, tokenizer)
+    had = list(score.details.get("warnings", ()))
+    new = [w for w in warnings if w not in had]
+    if not new:
+        return score
+    details = {**score.details, "warnings": had + new}
+    return Score(score.metric, score.value, score.signature, score.setting, score.items, details)
+
+
+def _default_of(fn: Callable[..., Any], name: str, fallback: Any) -> Any:
+    """The default of ``fn``'s parameter ``name`` (``fallback`` where it has none)."""
+    import inspect
+
+    try:
+        param = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return fallback
+    if param is None or param.default is inspect.Parameter.empty or param.default is None:
+        return fallback
+    return param.default
 
 
 METRICS: dict[str, Metric] = {}
