@@ -10,7 +10,8 @@
 - ``intl``: mteval-v14's international tokenizer (punctuation and symbols split off, Unicode
   aware), for space-delimited languages.
 
-``vocab_size`` is what EAD's ``vocab="tokenizer"`` uses, and these tokenizers' EAD default: the
+``vocab_size`` is what EAD's ``vocab="tokenizer"`` uses, and the EAD default of zh, ja-mecab
+and ko-mecab (``ead_default``): the
 MeCab dictionaries' entry counts (IPA 392,126; mecab-ko-dic 811,795, the sizes sacrebleu checks),
 and for ``zh`` the 21,128 entries of bert-base-chinese, the character vocabulary of the Chinese
 BERT models that Chinese dialogue systems build on (the EAD authors' guideline: the vocabulary
@@ -45,6 +46,7 @@ class ZhTokenizer(_Sacrebleu):
     name = "zh"
     segments = frozenset({"Han"})
     vocab_size = ZH_VOCAB_SIZE
+    ead_default = True
 
     def __init__(self, lowercase: bool = False):
         super().__init__(lowercase)
@@ -94,6 +96,7 @@ class JaMecabTokenizer(_Sacrebleu):
 
     name = "ja-mecab"
     segments = frozenset({"Han", "Kana"})
+    ead_default = True
 
     def __init__(self, lowercase: bool = False):
         super().__init__(lowercase)
@@ -106,6 +109,7 @@ class KoMecabTokenizer(_Sacrebleu):
 
     name = "ko-mecab"
     segments = frozenset({"Han"})
+    ead_default = True
 
     def __init__(self, lowercase: bool = False):
         super().__init__(lowercase)

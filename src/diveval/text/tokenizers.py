@@ -24,6 +24,8 @@ class Tokenizer:
     #: The scripts written without spaces between words that it segments (see ``scripts.py``);
     #: text in any other such script comes out as one token per run, so a Score warns.
     segments: frozenset[str] = frozenset()
+    #: True when EAD's default V is this tokenizer's ``vocab_size`` (see ``lexical/ead.py``).
+    ead_default: bool = False
 
     def __init__(self, lowercase: bool = False):
         self.lowercase = lowercase or self.uncased
