@@ -84,7 +84,13 @@ class Metric:
             kwargs["context"] = context if context is not None else RunContext()
         # Score.metric is the registry name, always (one function serves distinct-1..5)
         score = self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
-        return _language_checked(score, data, self, kwargs)
+        return self.language_checked(score, data, kwargs)
+
+    def language_checked(self, score: Score, data: Any, options: Mapping[str, Any]) -> Score:
+        """``score`` with the warnings of :mod:`diveval.text.language` added: text in a script
+        its tokenizer does not split, or not English for an English-only model (never a silent
+        number). ``data``: the input scored, or a part of it (engines that stream give one)."""
+        return _language_checked(score, data, self, options)
 
     def make_state(self, options: Mapping[str, Any]) -> Any:
         """A fresh state of this metric for a run with ``options`` (those it does not take are
@@ -107,10 +113,8 @@ class Metric:
         return setting in self.settings
 
 
-def _language_checked(score: Score, data: Any, metric: Metric, kwargs: dict[str, Any]) -> Score:
-    """``score`` with the warnings of :mod:`diveval.text.language` added: text in a script the
-    tokenizer does not split, or not in English for an English-only model (never a silent
-    number)."""
+def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[str, Any]) -> Score:
+    """:meth:`Metric.language_checked`."""
     from .text.language import language_warnings, sample_texts
     from .text.prepared import Prepared
     from .text.tokenizers import get_tokenizer
@@ -122,7 +126,7 @@ def _language_checked(score: Score, data: Any, metric: Metric, kwargs: dict[str,
         sample = sample_texts(data)
         if "tokenizer" in metric.options:
             tokenizer = get_tokenizer(
-                kwargs.get("tokenizer", _default_of(metric.compute, "tokenizer", "whitespace")),
+                kwargs.get("tokenizer") or _default_of(metric.compute, "tokenizer", "whitespace"),
                 bool(kwargs.get("lowercase")),
             )
     warnings = language_warnings(sample, score.signature, tokenizer)

@@ -355,3 +355,27 @@ def test_the_check_is_cheap():
         script_warning(sample, get_tokenizer("whitespace"))
     assert (time.perf_counter() - start) / 10 < 0.05  # per metric; the scoring itself takes seconds
     assert math.isfinite(diveval.score(corpus[:10], ["distinct-1"])["distinct-1"].value)
+
+
+def test_rouge_scores_warn_that_rouge_score_drops_what_is_not_ascii():
+    pytest.importorskip("rouge_score", reason="the reference extra is not installed")
+    got = diveval.score(CHINESE, ["homogenization-rougel"])["homogenization-rougel"]
+    (w,) = warnings_of(got)
+    assert "not ASCII" in w and "rouge-score" in w
+    english = diveval.score(ENGLISH, ["homogenization-rougel"])["homogenization-rougel"]
+    assert warnings_of(english) == []
+
+
+def test_a_streamed_corpus_warns_as_one_in_memory(tmp_path):
+    from diveval.scale.streaming import stream_score
+
+    path = tmp_path / "zh.txt"
+    path.write_text("".join(t + "\n" for s in CHINESE for t in s), encoding="utf-8")
+    streamed = stream_score(path, ["distinct-1", "ead"])
+    in_memory = diveval.score([t for s in CHINESE for t in s], ["distinct-1", "ead"])
+    for name in ("distinct-1", "ead"):
+        assert streamed[name].value == in_memory[name].value
+        assert warnings_of(streamed[name]) == warnings_of(in_memory[name])
+        assert any("--tokenizer zh" in w for w in warnings_of(streamed[name]))
+    streamed = stream_score(path, ["ead"], tokenizer="zh")
+    assert warnings_of(streamed["ead"]) == [] and "V:zh(21128)" in streamed["ead"].signature

@@ -16,6 +16,9 @@ characters of each), so the default path does not slow down measurably:
   (the warning names the main script); or, for Latin-script text, its words hold more function
   words of German, French, Spanish, Italian, Portuguese or Dutch than of English, at least 3 (the
   warning names the language with most).
+- **Tokenizers that keep only ASCII** (rouge-score's, named ``tok:rouge-score...`` in the
+  signatures of the ROUGE metrics, which take no tokenizer option): the Score warns when at least
+  a quarter of the letters sampled are not ASCII, which it drops.
 """
 
 from __future__ import annotations
@@ -194,15 +197,32 @@ def english_only_warning(sample: tuple[str, ...], signature: str) -> str | None:
     )
 
 
+#: Tokenizers named in signatures (``tok:``) that keep only the ASCII letters a-z and digits:
+#: rouge-score's (the ROUGE metrics have no tokenizer option).
+ASCII_ONLY_TOKENIZERS = ("rouge-score",)
+
+
+def ascii_only_warning(sample: tuple[str, ...], signature: str) -> str | None:
+    """One line when the Score's tokenizer keeps only ASCII and much of the sample is not."""
+    tok = next((f[4:] for f in signature.split("|") if f.startswith("tok:")), "")
+    if not tok.startswith(ASCII_ONLY_TOKENIZERS):
+        return None
+    letters = _LETTER.findall("\n".join(sample))
+    dropped = sum(not ch.isascii() for ch in letters)
+    if not letters or dropped < UNSPACED_SHARE * len(letters):
+        return None
+    return (
+        f"{dropped / len(letters):.0%} of the letters sampled are not ASCII, and the {tok} "
+        "tokenizer keeps only a-z and 0-9: it drops them, so this score does not read this text"
+    )
+
+
 def language_warnings(sample: tuple[str, ...], signature: str, tokenizer: Any | None) -> list[str]:
     """The warnings of both checks for a Score of ``signature`` (``tokenizer``: the one the
     metric used, None when it tokenizes nothing)."""
-    out = []
-    if tokenizer is not None:
-        w = script_warning(sample, tokenizer)
-        if w:
-            out.append(w)
-    w = english_only_warning(sample, signature)
-    if w:
-        out.append(w)
-    return out
+    found = [
+        script_warning(sample, tokenizer) if tokenizer is not None else None,
+        ascii_only_warning(sample, signature),
+        english_only_warning(sample, signature),
+    ]
+    return [w for w in found if w]
