@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .context import RunContext
 from .errors import InputError, did_you_mean
-from .options import KNOWN_OPTIONS, PER_ITEM_OPTIONS
+from .options import KNOWN_OPTIONS, OPTION, PER_ITEM_OPTIONS
 from .results import CORPUS, SETS, Score
 
 __all__ = [
@@ -129,7 +129,10 @@ def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[s
                 kwargs.get("tokenizer") or _default_of(metric.compute, "tokenizer", "whitespace"),
                 bool(kwargs.get("lowercase")),
             )
-    warnings = language_warnings(sample, score.signature, tokenizer)
+    flags = tuple(
+        OPTION[o].flags[0] for o in ("nli_model", "embedding_model") if o in metric.options
+    )
+    warnings = language_warnings(sample, score.signature, tokenizer, flags)
     had = list(score.details.get("warnings", ()))
     new = [w for w in warnings if w not in had]
     if not new:

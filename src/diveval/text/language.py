@@ -182,18 +182,24 @@ def english_only_model(signature: str) -> str | None:
     return None
 
 
-def english_only_warning(sample: tuple[str, ...], signature: str) -> str | None:
-    """One line when the Score's model is English-only and the sample is not English."""
+def english_only_warning(
+    sample: tuple[str, ...], signature: str, model_flags: tuple[str, ...] = ()
+) -> str | None:
+    """One line when the Score's model is English-only and the sample is not English;
+    ``model_flags``: the metric's flags that choose another model."""
     model = english_only_model(signature)
     if model is None:
         return None
     language = non_english(sample)
     if language is None:
         return None
+    if model_flags:
+        instead = f"give a multilingual model ({' / '.join(model_flags)})"
+    else:
+        instead = "no option of this metric replaces it"
     return (
         f"the responses look like {language}, but the model {model} was trained on English "
-        "only: its scores mean little here; give a multilingual model (--embedding-model / "
-        "--nli-model)"
+        f"only: its scores mean little here; {instead}"
     )
 
 
@@ -217,12 +223,18 @@ def ascii_only_warning(sample: tuple[str, ...], signature: str) -> str | None:
     )
 
 
-def language_warnings(sample: tuple[str, ...], signature: str, tokenizer: Any | None) -> list[str]:
-    """The warnings of both checks for a Score of ``signature`` (``tokenizer``: the one the
-    metric used, None when it tokenizes nothing)."""
+def language_warnings(
+    sample: tuple[str, ...],
+    signature: str,
+    tokenizer: Any | None,
+    model_flags: tuple[str, ...] = (),
+) -> list[str]:
+    """The warnings of the checks for a Score of ``signature`` (``tokenizer``: the one the
+    metric used, None when it takes no tokenizer; ``model_flags``: its flags that choose a
+    model)."""
     found = [
         script_warning(sample, tokenizer) if tokenizer is not None else None,
         ascii_only_warning(sample, signature),
-        english_only_warning(sample, signature),
+        english_only_warning(sample, signature, model_flags),
     ]
     return [w for w in found if w]
