@@ -379,3 +379,19 @@ def test_a_streamed_corpus_warns_as_one_in_memory(tmp_path):
         assert any("--tokenizer zh" in w for w in warnings_of(streamed[name]))
     streamed = stream_score(path, ["ead"], tokenizer="zh")
     assert warnings_of(streamed["ead"]) == [] and "V:zh(21128)" in streamed["ead"].signature
+
+
+def test_sharded_sets_keep_the_warning_as_one_process_gives_it(tmp_path):
+    from diveval.scale.shards import ShardResult, merge_shards, score_shard
+
+    names = ["distinct-1", "ead"]
+    files = []
+    for i in range(2):
+        path = tmp_path / f"{i}.state"
+        score_shard(CHINESE, names, (i, 2)).save(path)
+        files.append(path)
+    merged = merge_shards([ShardResult.load(p) for p in files])
+    local = diveval.score(CHINESE, names)
+    for name in names:
+        assert warnings_of(merged[name]) == warnings_of(local[name])
+        assert any("--tokenizer zh" in w for w in warnings_of(merged[name]))

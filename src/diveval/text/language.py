@@ -223,6 +223,19 @@ def ascii_only_warning(sample: tuple[str, ...], signature: str) -> str | None:
     )
 
 
+#: Phrases that only the warnings of this module hold (engines that join parts keep them).
+_MARKS = (
+    "written without spaces between words",
+    "tokenizer keeps only a-z and 0-9",
+    "was trained on English only",
+)
+
+
+def is_language_warning(text: str) -> bool:
+    """Whether a warning is one of this module's (about the input, not figures of it)."""
+    return any(mark in text for mark in _MARKS)
+
+
 def language_warnings(
     sample: tuple[str, ...],
     signature: str,
