@@ -53,13 +53,19 @@ _WORD = re.compile(r"[^\W\d_]+")
 def sample_texts(data: Any) -> tuple[str, ...]:
     """Up to :data:`SAMPLE_TEXTS` responses spread over ``data`` (a corpus, or sets of
     responses: a set's responses joined), each cut to :data:`SAMPLE_CHARS` characters."""
-    try:
-        items = list(data) if not isinstance(data, str) else [data]
-    except TypeError:
-        return ()
+    if isinstance(data, str):
+        items: Any = [data]
+    elif isinstance(data, (list, tuple)):
+        items = data  # indexed in place: a copy of a million responses costs more than the check
+    else:
+        try:
+            items = list(data)
+        except TypeError:
+            return ()
     step = max(1, len(items) // SAMPLE_TEXTS)
     out = []
-    for item in items[::step][:SAMPLE_TEXTS]:
+    for i in range(0, min(len(items), step * SAMPLE_TEXTS), step):
+        item = items[i]
         if isinstance(item, str):
             out.append(item[:SAMPLE_CHARS])
         elif isinstance(item, (list, tuple)):
