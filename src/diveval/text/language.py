@@ -93,7 +93,7 @@ def script_warning(sample: tuple[str, ...], tokenizer: Any) -> str | None:
     elif set(missed) == {"Han"}:
         suggest, what = "zh", "Chinese"
     else:
-        suggest, what = "char", "/".join(sorted(missed, key=missed.get, reverse=True))
+        suggest, what = "char", "/".join(sorted(missed, key=lambda k: missed[k], reverse=True))
     share = min(1.0, sum(missed.values()) / letters)
     return (
         f"{share:.0%} of the letters sampled are {what} ({', '.join(sorted(missed))} script), "
@@ -145,7 +145,7 @@ def non_english(sample: tuple[str, ...]) -> str | None:
         )
         main = scripts.most_common(1)[0][0]
         return f"{_SCRIPT_NAMES.get(main, main.title())} script"
-    hits = Counter()
+    hits: Counter[str] = Counter()
     for word in _WORD.findall(text.lower()):
         for language, words in _FUNCTION_WORDS.items():
             if word in words:

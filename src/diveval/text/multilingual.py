@@ -100,8 +100,9 @@ class JaMecabTokenizer(_Sacrebleu):
 
     def __init__(self, lowercase: bool = False):
         super().__init__(lowercase)
-        self._tok = _mecab("tokenizer_ja_mecab", "TokenizerJaMecab", "the ja-mecab tokenizer")
-        self.vocab_size = int(self._tok.tagger.dictionary_info().size)
+        tok = _mecab("tokenizer_ja_mecab", "TokenizerJaMecab", "the ja-mecab tokenizer")
+        self._tok = tok
+        self.vocab_size = int(tok.tagger.dictionary_info().size)
 
 
 class KoMecabTokenizer(_Sacrebleu):
@@ -113,8 +114,9 @@ class KoMecabTokenizer(_Sacrebleu):
 
     def __init__(self, lowercase: bool = False):
         super().__init__(lowercase)
-        self._tok = _mecab("tokenizer_ko_mecab", "TokenizerKoMecab", "the ko-mecab tokenizer")
-        self.vocab_size = int(self._tok.tagger.dictionary_info().size)
+        tok = _mecab("tokenizer_ko_mecab", "TokenizerKoMecab", "the ko-mecab tokenizer")
+        self._tok = tok
+        self.vocab_size = int(tok.tagger.dictionary_info().size)
 
 
 MULTILINGUAL: dict[str, Callable[..., Tokenizer]] = {
