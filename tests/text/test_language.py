@@ -395,3 +395,22 @@ def test_sharded_sets_keep_the_warning_as_one_process_gives_it(tmp_path):
     for name in names:
         assert warnings_of(merged[name]) == warnings_of(local[name])
         assert any("--tokenizer zh" in w for w in warnings_of(merged[name]))
+
+
+@pytest.mark.parametrize("name", ["zh", "char", "intl", "ja-mecab", "ko-mecab"])
+def test_tokenizers_and_the_states_holding_them_pickle(name):
+    # states travel to Ray workers and into shard files; a MeCab tagger cannot be pickled itself
+    import pickle
+
+    from diveval.registry import get_metric
+
+    try:
+        tok = get_tokenizer(name, lowercase=True)
+    except MissingDependencyError as exc:
+        pytest.skip(str(exc))
+    again = pickle.loads(pickle.dumps(tok))
+    assert type(again) is type(tok) and again.lowercase
+    assert again("今日は雨です。ABC") == tok("今日は雨です。ABC")
+    state = get_metric("distinct-2").make_state({"tokenizer": name})
+    state.update([t for s in JAPANESE for t in s])
+    assert pickle.loads(pickle.dumps(state)).result().value == state.result().value

@@ -39,6 +39,11 @@ class _Sacrebleu(Tokenizer):
     def tokenize(self, text: str) -> list[str]:
         return self._tok(text).split()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt where it is unpickled (states travel to Ray workers and shard files): a MeCab
+        # tagger cannot be pickled, and its caches need not travel
+        return (type(self), (self.lowercase,))
+
 
 class ZhTokenizer(_Sacrebleu):
     """sacrebleu's ``zh``: one token per Chinese character, 13a for the rest."""
