@@ -273,6 +273,28 @@ def check_state_contract(metric: Metric, setting: str) -> None:
             plain.merge(other)
 
 
+# Chinese sets written for this check (the Chinese corpus: the first two of each set)
+CHINESE_SETS = [
+    ["我今天很高兴。", "今天天气很好，我们去公园吧。", "我今天不太高兴。"],
+    ["你吃饭了吗？", "我还没吃饭，你呢？", "吃了，谢谢。"],
+    ["明天见。", "晚安，好梦。", "明天早上见。"],
+]
+
+
+def check_multilingual_tokenizers(metric: Metric, setting: str) -> None:
+    """A metric that tokenizes takes the tokenizers of languages written without spaces (named
+    in its signature, no warning), and warns, naming one, when whitespace splits Chinese."""
+    if "tokenizer" not in metric.options:
+        return
+    data = CHINESE_SETS if setting == SETS else [t for s in CHINESE_SETS for t in s[:2]]
+    warned = run(metric, data, tokenizer="whitespace")
+    assert any("--tokenizer zh" in w for w in warned.details.get("warnings", ()))
+    for tokenizer in ("zh", "char"):
+        got = run(metric, data, tokenizer=tokenizer)
+        assert math.isfinite(got.value) and f"tok:{tokenizer}|" in got.signature
+        assert not any("without spaces" in w for w in got.details.get("warnings", ()))
+
+
 CHECKS = [
     check_result,
     check_state_contract,
@@ -281,6 +303,7 @@ CHECKS = [
     check_identical_is_least_diverse,
     check_small_inputs,
     check_unknown_option,
+    check_multilingual_tokenizers,
 ]
 
 

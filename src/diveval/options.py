@@ -46,7 +46,9 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option(
         "tokenizer",
-        "how responses are split into tokens: whitespace, 13a, bert, tevet",
+        "how responses are split into tokens: whitespace, 13a, bert, tevet; for languages "
+        "written without spaces zh (one token per Chinese character), ja-mecab and ko-mecab "
+        "(morphemes; the cjk extra), char (every character), and intl (mteval-v14 international)",
         ("--tokenizer",),
         default="whitespace",
     ),
@@ -54,7 +56,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "vocab",
         "EAD's vocabulary size V: an integer, 'tokenizer' (the tokenizer's vocabulary), or a text "
-        "file whose distinct tokens are counted",
+        "file whose distinct tokens are counted; unless given, the zh, ja-mecab and ko-mecab "
+        "tokenizers use their own vocabulary (21128, 392126, 811795 entries)",
         ("--vocab",),
         default=30522,
     ),

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .context import RunContext
 from .errors import InputError, did_you_mean
-from .options import KNOWN_OPTIONS, PER_ITEM_OPTIONS
+from .options import KNOWN_OPTIONS, OPTION, PER_ITEM_OPTIONS
 from .results import CORPUS, SETS, Score
 
 __all__ = [
@@ -83,7 +83,14 @@ class Metric:
         if self.takes_context:
             kwargs["context"] = context if context is not None else RunContext()
         # Score.metric is the registry name, always (one function serves distinct-1..5)
-        return self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
+        score = self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
+        return self.language_checked(score, data, kwargs)
+
+    def language_checked(self, score: Score, data: Any, options: Mapping[str, Any]) -> Score:
+        """``score`` with the warnings of :mod:`diveval.text.language` added: text in a script
+        its tokenizer does not split, or not English for an English-only model (never a silent
+        number). ``data``: the input scored, or a part of it (engines that stream give one)."""
+        return _language_checked(score, data, self, options)
 
     def make_state(self, options: Mapping[str, Any]) -> Any:
         """A fresh state of this metric for a run with ``options`` (those it does not take are
@@ -104,6 +111,47 @@ class Metric:
 
     def supports(self, setting: str) -> bool:
         return setting in self.settings
+
+
+def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[str, Any]) -> Score:
+    """:meth:`Metric.language_checked`."""
+    from .text.language import language_warnings, sample_texts
+    from .text.prepared import Prepared
+    from .text.tokenizers import get_tokenizer
+
+    tokenizer = None
+    if isinstance(data, Prepared):
+        sample, tokenizer = data.sample, data.tokenizer
+    else:
+        sample = sample_texts(data)
+        if "tokenizer" in metric.options:
+            tokenizer = get_tokenizer(
+                kwargs.get("tokenizer") or _default_of(metric.compute, "tokenizer", "whitespace"),
+                bool(kwargs.get("lowercase")),
+            )
+    flags = tuple(
+        OPTION[o].flags[0] for o in ("nli_model", "embedding_model") if o in metric.options
+    )
+    warnings = language_warnings(sample, score.signature, tokenizer, flags)
+    had = list(score.details.get("warnings", ()))
+    new = [w for w in warnings if w not in had]
+    if not new:
+        return score
+    details = {**score.details, "warnings": had + new}
+    return Score(score.metric, score.value, score.signature, score.setting, score.items, details)
+
+
+def _default_of(fn: Callable[..., Any], name: str, fallback: Any) -> Any:
+    """The default of ``fn``'s parameter ``name`` (``fallback`` where it has none)."""
+    import inspect
+
+    try:
+        param = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return fallback
+    if param is None or param.default is inspect.Parameter.empty or param.default is None:
+        return fallback
+    return param.default
 
 
 METRICS: dict[str, Metric] = {}

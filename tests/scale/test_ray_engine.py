@@ -145,3 +145,15 @@ def test_inputs_read_by_ray_data_on_the_cluster(local_ray, tmp_path):
     bad.write_text('{"responses": ["a", "b"]}\n{"responses": ["c", 3]}\n')
     with pytest.raises(diveval.InputError, match="bad.jsonl.*not a list of strings"):
         diveval.score(read_dataset(str(bad)), ["distinct-1"], engine="ray")
+
+
+def test_corpus_states_on_ray_warn_of_the_script_as_one_process(local_ray):
+    # Chinese responses written for this test, read by the whitespace tokenizer
+    texts = ["我今天很高兴。", "今天天气很好。", "我们去公园散步吧。", "你吃饭了吗？"] * 5
+    names = ["distinct-1", "ead", "self-bleu"]
+    local = diveval.score(texts, names)
+    remote = diveval.score(texts, names, engine="ray", batch_rows=7)
+    assert_same_scores(local, remote)
+    for name in names:
+        assert list(remote[name].details["warnings"]) == list(local[name].details["warnings"])
+        assert any("--tokenizer zh" in w for w in remote[name].details["warnings"])

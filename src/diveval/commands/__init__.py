@@ -55,10 +55,14 @@ def print_warnings(results: dict) -> None:
     """Every Score's ``details["warnings"]``, once each, on stderr."""
     import sys
 
-    seen = set()
+    # one line per text: a warning about the input (its script, its language) names every
+    # metric it concerns instead of repeating itself once per metric
+    said: dict[str, list[str]] = {}
     for scores in results.values():
         for name, s in scores.items():
             for w in s.details.get("warnings", ()):
-                if (name, w) not in seen:
-                    seen.add((name, w))
-                    print(f"diveval: warning: {name}: {w}", file=sys.stderr)
+                names = said.setdefault(w, [])
+                if name not in names:
+                    names.append(name)
+    for w, names in said.items():
+        print(f"diveval: warning: {', '.join(names)}: {w}", file=sys.stderr)

@@ -54,8 +54,14 @@ def ead_value(distinct_count: float, total: float, vocab_size: float) -> float:
     return distinct_count / expected if expected > 0 else 0.0
 
 
-def resolve_vocab_size(vocab: Vocab, tokenizer: Tokenizer) -> tuple[int, str]:
-    """(V, how V was chosen for the signature)."""
+def resolve_vocab_size(vocab: Vocab | None, tokenizer: Tokenizer) -> tuple[int, str]:
+    """(V, how V was chosen for the signature). None: the default, BERT's 30522, except for the
+    tokenizers of languages written without spaces (zh, ja-mecab, ko-mecab), whose own
+    vocabulary is the default (``Tokenizer.ead_default``): as the EAD authors advise, V is the
+    vocabulary of the systems compared or of a third-party tokenizer of the language, and
+    English BERT's says nothing of Chinese characters or Japanese morphemes."""
+    if vocab is None:
+        vocab = "tokenizer" if tokenizer.ead_default else BERT_VOCAB_SIZE
     if isinstance(vocab, bool):
         raise InputError("vocab must be an integer, 'tokenizer', or a list of texts")
     if isinstance(vocab, (int, np.integer)):
@@ -85,15 +91,16 @@ def resolve_vocab_size(vocab: Vocab, tokenizer: Tokenizer) -> tuple[int, str]:
 def ead(
     texts: Any,
     n: int = 1,
-    vocab: Vocab = BERT_VOCAB_SIZE,
+    vocab: Vocab | None = None,
     tokenizer: str | Tokenizer = "whitespace",
     lowercase: bool = False,
     setting: str | None = None,
 ) -> Score:
     """EAD of a corpus, or of each set then the mean.
 
-    vocab: an integer V (default 30522, BERT's), ``"tokenizer"`` for the tokenizer's vocabulary
-    size, or a list of texts whose distinct tokens (under the same tokenizer) give V.
+    vocab: an integer V (default 30522, BERT's; for the zh, ja-mecab and ko-mecab tokenizers,
+    their own vocabulary), ``"tokenizer"`` for the tokenizer's vocabulary size, or a list of
+    texts whose distinct tokens (under the same tokenizer) give V.
     """
     tok = get_tokenizer(tokenizer, lowercase)
     size, how = resolve_vocab_size(vocab, tok)

@@ -37,7 +37,6 @@ from ..text.ngrams import HASH_STEP, mix64, ngram_starts, union_sorted, unique_s
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
 from .ead import (
-    BERT_VOCAB_SIZE,
     Vocab,
     ead_details,
     ead_value,
@@ -92,7 +91,7 @@ def corpus_ngram_score(
     n: int,
     counts: Callable[[int], tuple[int, int]],
     tokenizer: Any,
-    vocab: Vocab = BERT_VOCAB_SIZE,
+    vocab: Vocab | None = None,
     signature_extra: dict[str, Any] | None = None,
     details_extra: Callable[[int], dict[str, Any]] | None = None,
 ) -> Score:
@@ -230,7 +229,7 @@ class NgramState:
             raise InputError(f"this state counts orders {self.orders}, not {n}")
         return int(self.keys(n).size), self.totals[n]
 
-    def result(self, metric: str, n: int = 2, vocab: Vocab = BERT_VOCAB_SIZE) -> Score:
+    def result(self, metric: str, n: int = 2, vocab: Vocab | None = None) -> Score:
         """The corpus Score of ``distinct`` (order n), ``avg-distinct`` (orders 1..n) or ``ead``
         (order n; ``vocab`` as :func:`diveval.ead` takes it), with the one-process signature."""
         return corpus_ngram_score(metric, n, self.counts, self._tok, vocab)
@@ -281,13 +280,13 @@ class NgramMetricState:
         n: int,
         tokenizer: str = "whitespace",
         lowercase: bool = False,
-        vocab: Vocab = BERT_VOCAB_SIZE,
+        vocab: Vocab | None = None,
     ):
         if metric not in ("distinct", "avg-distinct", "ead"):
             raise InputError(f"n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
         self.metric, self.n = metric, int(n)
         # a list of texts (a vocabulary corpus) is kept as a list: the header is JSON
-        self.vocab = vocab if isinstance(vocab, (int, str)) else list(vocab)
+        self.vocab = vocab if vocab is None or isinstance(vocab, (int, str)) else list(vocab)
         self.counts = NgramState(metric_orders(metric, self.n), tokenizer, lowercase)
 
     def settings(self) -> dict[str, Any]:
@@ -359,7 +358,7 @@ def ngram_metric_state(metric: str, n: int):
             n,
             tokenizer,
             bool(options.get("lowercase")),
-            options.get("vocab", BERT_VOCAB_SIZE),
+            options.get("vocab"),
         )
 
     return make

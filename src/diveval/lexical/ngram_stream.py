@@ -28,7 +28,7 @@ from ..state import StreamPlan, text_chunks
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
-from .ead import BERT_VOCAB_SIZE, Vocab
+from .ead import Vocab
 from .ngram_state import corpus_ngram_score, metric_orders, ngram_keys, token_hashes
 
 
@@ -195,7 +195,7 @@ class StreamedNgramState:
         n: int,
         tokenizer: str = "whitespace",
         lowercase: bool = False,
-        vocab: Vocab = BERT_VOCAB_SIZE,
+        vocab: Vocab | None = None,
         plan: StreamPlan | None = None,
     ) -> None:
         self.metric, self.n, self.vocab = metric, n, vocab

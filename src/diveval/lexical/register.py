@@ -57,7 +57,8 @@ CORE = [
     ),
     Metric(
         "ead",
-        "Expectation-Adjusted Distinct of unigrams, V=30522 by default (Liu et al. 2022)",
+        "Expectation-Adjusted Distinct of unigrams, V=30522 by default (the zh/ja-mecab/ko-mecab "
+        "tokenizers: their own vocabulary) (Liu et al. 2022)",
         ead,
         options=_EAD_OPTIONS,
         fixed={"n": 1},

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from ..results import Score
 from ..state import join_scores, joinable
+from ..text.language import is_language_warning
 
 __all__ = ["join_set_scores", "joinable", "per_item_options"]
 
@@ -32,7 +33,15 @@ def _warnings_rule(metric: str) -> Callable[[dict[str, Any], int], list[str]] | 
     if row is None or row.joined_warnings is None:
         return None
     compute = row.joined_warnings
-    return lambda details, count: compute(details, count=count, **row.fixed)
+
+    def rule(details: dict[str, Any], count: int) -> list[str]:
+        found = compute(details, count=count, **row.fixed)
+        # the warnings about the input's script or language hold no figure to recompute: kept
+        return found + [
+            w for w in details.get("warnings", ()) if is_language_warning(w) and w not in found
+        ]
+
+    return rule
 
 
 def per_item_options(options: dict[str, Any], part: slice) -> dict[str, Any]:

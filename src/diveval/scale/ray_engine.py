@@ -393,7 +393,9 @@ def _score_corpus(
         scores, said = ray.get(ray.remote(_caught).remote(score_here, texts, rest, **options))
         _rewarn(said)
         results.update(scores)
-    return {n: results[n] for n in names}
+    # the states' Scores get the script and language warnings one process gives (a sample)
+    sample = [str(r["text"]) for r in texts.take(64)] if _is_ray_dataset(texts) else texts
+    return {n: get_metric(n).language_checked(results[n], sample, options) for n in names}
 
 
 def _score_corpus_blocks(

@@ -84,12 +84,18 @@ def stream_score(
             states[metric.name] = bounded(plan) if bounded is not None else state
         # the states take a chunk one after the other: the chunk is sized for the hungriest
         cost = max((getattr(s, "bytes_per_char", 0) for s in states.values()), default=0)
+        first: list[str] | None = None  # the script check reads the first chunk's sample
         with open(path, encoding="utf-8", errors="strict") as fh:
             for chunk in text_chunks(fh, chunk_chars(budget, cost)):
                 texts = [line.rstrip("\r\n") for line in chunk]
+                if first is None:
+                    first = texts
                 for state in states.values():
                     state.update(texts)
-        return {name: state.result().with_metric(name) for name, state in states.items()}
+        return {
+            m.name: m.language_checked(states[m.name].result().with_metric(m.name), first, options)
+            for m in rows
+        }
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:

@@ -10,6 +10,7 @@ import numpy as np
 from ..data import as_setting, flatten_sets
 from ..results import SETS
 from .fast_whitespace import whitespace_token_ids
+from .language import sample_texts
 from .ngrams import TokenIds, encode_tokens
 from .tokenizers import Tokenizer, WhitespaceTokenizer, get_tokenizer
 
@@ -21,6 +22,7 @@ class Prepared:
     tids: TokenIds
     group: np.ndarray | None  # set index of each text (sets setting), else None
     n_groups: int
+    sample: tuple[str, ...] = ()  # a few texts for the script check (text/language.py)
 
     @property
     def set_index(self) -> np.ndarray:
@@ -63,4 +65,4 @@ def prepare(
         n_groups = len(items)
     else:
         texts, group, n_groups = items, None, 1
-    return Prepared(found, tok, encode_texts(texts, tok), group, n_groups)
+    return Prepared(found, tok, encode_texts(texts, tok), group, n_groups, sample_texts(items))

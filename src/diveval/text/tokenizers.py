@@ -15,10 +15,17 @@ from ..errors import InputError, MissingDependencyError, did_you_mean
 
 
 class Tokenizer:
+    """Base class (the registered tokenizers below and in ``multilingual.py``)."""
+
     name: str = "?"
     vocab_size: int | None = None
     #: True when the tokenizer itself lower-cases (so ``lc`` in signatures is forced to yes).
     uncased: bool = False
+    #: The scripts written without spaces between words that it segments (see ``scripts.py``);
+    #: text in any other such script comes out as one token per run, so a Score warns.
+    segments: frozenset[str] = frozenset()
+    #: True when EAD's default V is this tokenizer's ``vocab_size`` (see ``lexical/ead.py``).
+    ead_default: bool = False
 
     def __init__(self, lowercase: bool = False):
         self.lowercase = lowercase or self.uncased
@@ -103,6 +110,9 @@ class BertTokenizer(Tokenizer):
 
     name = "bert"
     uncased = True
+    # BERT's pre-tokenizer puts spaces around every CJK ideograph (Han); kana and Thai runs stay
+    # whole words and mostly become [UNK].
+    segments = frozenset({"Han"})
 
     def __init__(self, lowercase: bool = True, vocab_path: str | None = None):
         super().__init__(True)
@@ -128,11 +138,15 @@ class BertTokenizer(Tokenizer):
         return [e.tokens for e in self._tok.encode_batch(texts, add_special_tokens=False)]
 
 
+# The other languages' tokenizers subclass Tokenizer, so they are imported once it exists.
+from .multilingual import MULTILINGUAL  # noqa: E402
+
 TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
     "whitespace": WhitespaceTokenizer,
     "tevet": TevetTokenizer,
     "13a": Sacrebleu13aTokenizer,
     "bert": BertTokenizer,
+    **MULTILINGUAL,
 }
 
 
