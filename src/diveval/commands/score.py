@@ -15,7 +15,7 @@ __all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older imp
 EPILOG = """examples:
   diveval score responses.txt                      one response per line (corpus setting)
   diveval score sets.jsonl --metric avg-distinct   {"responses": [...]} per line (sets setting)
-  diveval score tevet.csv --tokenizer tevet --json resp_0..resp_k columns (sets setting)
+  diveval score tevet.csv --tokenizer tevet --json   resp_0..resp_k columns (sets setting)
   diveval score responses.txt --metric ead --vocab tokenizer --tokenizer bert
   diveval score items.jsonl -m ref-bleu-4 --reduction max   {"response": ..., "references": [...]}
   diveval score responses.txt -m mattr --join sorted   joined in code-point order, not as given
@@ -84,7 +84,7 @@ def add_parser(sub):
 
 
 def add_level_options(p) -> None:
-    g = p.add_argument_group("reporting levels (Kirk et al. 2024; see README, Reporting levels)")
+    g = p.add_argument_group("reporting levels (Kirk et al. 2024; see docs/guides/llm-sampling.md#reporting-levels)")
     g.add_argument(
         "--level",
         choices=["per-input", "across-input", "cross-model"],
@@ -107,7 +107,7 @@ def add_level_options(p) -> None:
 
 
 def add_scale_options(p) -> None:
-    g = p.add_argument_group("past one process (see README, Scaling out)")
+    g = p.add_argument_group("past one process (see docs/guides/scaling.md)")
     g.add_argument("--engine", choices=["local", "ray"], default="local", help="where to compute")
     g.add_argument("--address", default=None, help="--engine ray: a cluster (auto, ray://...)")
     g.add_argument(
