@@ -129,3 +129,14 @@ def test_by_results_without_items_still_draw_the_systems_side_by_side(clone, run
             assert (
                 f"{system} {body['scores'][metric]['value']:.4f}" in chart
             )  # its text alternative
+
+
+def test_a_tevet_run_alone_is_a_table_of_its_tests(clone, run_cli):
+    """`meta tevet --json` on its own (no human scatter before it): one row per test."""
+    test = {"metric": "distinct-1", "n": 10, "human": None}
+    test["parameter"] = {"spearman": {"value": 0.5, "interval": {"low": 0.1, "high": 0.8}}}
+    Path("tevet.json").write_text(json.dumps({"tests": {"con_test.csv": [test]}}))
+    html = _report(run_cli, "tevet.json")
+    table = html.split("Tevet &amp; Berant tests")[1].split("</table>")[0]
+    assert '<td>con_test.csv</td><th scope="row">distinct-1</th>' in table
+    assert "0.50 [0.10, 0.80]" in table

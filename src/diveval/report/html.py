@@ -480,7 +480,7 @@ def _human_section(r: Report) -> str:
         for x in c.tevet:
             par = x.get("parameter") or {}
             hum = x.get("human") or {}
-            rows += (
+            body += (
                 f'<tr><td>{escape(str(x["file"]))}</td><th scope="row">{escape(str(x.get("metric")))}</th>'
                 f"{_num_td(x.get('n'), str(x.get('n')))}"
                 f'<td class="num">{_corr(par.get("spearman"))}</td>'
