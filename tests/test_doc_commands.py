@@ -150,7 +150,10 @@ def split_commands(line: str) -> tuple[list[Command], set[str]]:
         k += 1
     close()
     for c in commands:
-        c.outputs += [v for f, v in zip(c.words, c.words[1:]) if f in OUTPUT_FLAGS]
+        # (--items takes an optional FILE: a flag after it is no file)
+        c.outputs += [
+            v for f, v in zip(c.words, c.words[1:]) if f in OUTPUT_FLAGS and not v.startswith("-")
+        ]
     return commands, assigned
 
 
@@ -495,6 +498,8 @@ def test_the_extraction_sees_what_a_reader_runs():
     )
     assert [c.words[:2] for c in commands] == [["diveval", "score"], ["diveval", "report"]]
     assert commands[0].outputs == ["run.json"] and commands[1].outputs == ["r.html"]
+    (command,), _ = split_commands("diveval score s.jsonl --items --summary sys.csv > run.json")
+    assert command.outputs == ["run.json", "sys.csv"]
     assert files_named(commands[0]) == ["a.jsonl"] and files_named(commands[1]) == ["run.json"]
     commands, assigned = split_commands('X=$(python -c "print(1)")')
     assert assigned == {"X"} and commands[0].words == ["python", "-c", "print(1)"]
