@@ -140,3 +140,13 @@ def test_a_tevet_run_alone_is_a_table_of_its_tests(clone, run_cli):
     table = html.split("Tevet &amp; Berant tests")[1].split("</table>")[0]
     assert '<td>con_test.csv</td><th scope="row">distinct-1</th>' in table
     assert "0.50 [0.10, 0.80]" in table
+
+
+def test_a_corpus_run_counts_responses_not_sets(clone, run_cli):
+    Path("run.json").write_text(
+        run_cli(["score", "examples/responses.txt", "--json", "--items", "-m", "self-bleu"])
+    )
+    html = _report(run_cli, "run.json")
+    n = len(Path("examples/responses.txt").read_text().splitlines())
+    assert f"<p>{n} responses; the 5 most and 5 least diverse by self-bleu" in html
+    assert f"{n} sets" not in html

@@ -539,6 +539,7 @@ def _sets_section(r: Report) -> str:
     if not c.sets or m is None:
         return ""
     d = r.directions.get(m, "higher")
+    unit = "response" if c.setting == "corpus" else "set"  # a corpus run's items are responses
     cards = []
     index = []
     for s, rows in c.sets.items():
@@ -552,7 +553,7 @@ def _sets_section(r: Report) -> str:
         top, bottom = ranked[:n], ranked[len(ranked) - n :][::-1] if len(ranked) > n else []
         cards.append(
             f'<div class="system-sets"><h3>{escape(s)}</h3>'
-            f"<p>{counted(len(scored), 'set')}"
+            f"<p>{counted(len(scored), unit)}"
             + (f"; the {n} most and {len(bottom)} least diverse by " if bottom else " ranked by ")
             + f"{escape(m)} ({d} is more diverse)</p>"
             f'<div class="cols"><div><h4>Most diverse</h4>{"".join(_card(x, m, s, c.input_note) for x in top)}</div>'
@@ -571,7 +572,7 @@ def _sets_section(r: Report) -> str:
     )
     text = (
         f"<p>Sets ranked by <strong>{escape(m)}</strong>; the search looks through the prompts "
-        f"of {'all ' if len(index) > 1 else ''}{counted(len(index), 'set')} (the responses of "
+        f"of {'all ' if len(index) > 1 else ''}{counted(len(index), unit)} (the responses of "
         "the sets shown below are embedded; the others are summarised by their value).</p>"
     )
     return _section(
