@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import importlib.util
 import os
 import re
 import shlex
