@@ -180,12 +180,13 @@ def test_example_files_hold_the_python_examples_data():
     ]
 
 
-def test_strict_build_passes(tmp_path):
-    """``mkdocs build --strict`` (warnings are errors: a broken link, a missing page) in a few
-    seconds; the site holds one page per registered metric."""
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site, built once for the tests below by ``mkdocs build --strict`` (warnings are
+    errors: a broken link, a missing page)."""
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")
-    site = tmp_path / "site"
+    site = tmp_path_factory.mktemp("docs") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p
@@ -194,9 +195,70 @@ def test_strict_build_passes(tmp_path):
     cmd += ["-f", str(ROOT / "mkdocs.yml"), "-d", str(site)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    built = {p.parent.name for p in (site / "metrics").glob("*/index.html")}
+    return site
+
+
+def test_strict_build_passes(site):
+    """The strict build in a few seconds; the site holds one page per registered metric."""
+    built = {p.stem for p in (site / "metrics").glob("*.html")} - {"index"}
     assert built == set(METRICS)
-    assert (site / "cli" / "index.html").exists() and (site / "rate-page.png").exists()
-    html = (site / "metrics" / "ead" / "index.html").read_text(encoding="utf-8")
+    assert (site / "cli.html").exists() and (site / "rate-page.png").exists()
+    html = (site / "metrics" / "ead.html").read_text(encoding="utf-8")
     # nothing loaded from another host: no web fonts, no CDN scripts or styles
     assert not re.search(r'<(?:link|script)[^>]+(?:href|src)="https?://', html)
+
+
+def _local_links(html: str) -> list[str]:
+    refs = re.findall(r'(?:href|src)="([^"]*)"', html)
+    return [r for r in refs if r and not re.match(r"^(?:[a-z]+:|#)", r)]
+
+
+def test_the_site_opens_from_disk_every_link_to_a_file_that_exists(site):
+    """Opened as build/site/index.html, with no server: every link of every page goes to a file
+    (a link to a folder shows a directory listing from disk) that is there."""
+    # 404.html is a server's page (its links are absolute), never opened from disk
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
+    assert len(pages) > len(METRICS)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="metrics/ead.html"' in index and 'href="guides/report.html"' in index
+    broken = []
+    for page in pages:
+        for ref in _local_links(page.read_text(encoding="utf-8")):
+            path = ref.split("#")[0].split("?")[0]
+            target = (page.parent / path).resolve()
+            if not path or path.endswith("/") or not target.is_file():
+                broken.append(f"{page.relative_to(site)}: {ref}")
+    assert not broken, broken[:20]
+
+
+def test_search_works_from_disk_with_its_index_in_a_script(site):
+    """A page read through file:// may not fetch search_index.json: the offline plugin puts the
+    index in a script, and the worker shim it needs is served from the site, not a CDN."""
+    script = (site / "search" / "search_index.js").read_text(encoding="utf-8")
+    assert script.startswith("var __index = {") and '"location":"metrics/ead.html' in script
+    for page in (site / "index.html", site / "metrics" / "ead.html"):
+        html = page.read_text(encoding="utf-8")
+        (shim,) = re.findall(r'<script src="([^"]*iframe-worker[^"]*)"', html)
+        assert (page.parent / shim).resolve().is_file()
+
+
+def test_search_from_disk_in_a_browser_finds_a_metric(site):
+    """Chromium on file://.../index.html: typing in the search box lists pages, and nothing is
+    requested from anywhere but the disk."""
+    chromium = pytest.importorskip("chromium")  # skips without Chromium or Playwright
+    browsers = chromium.launch_browser()
+    browser = next(browsers)
+    requests: list[str] = []
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto((site / "index.html").as_uri())
+        page.wait_for_load_state("load")
+        page.click("input.md-search__input")
+        page.keyboard.type("bleu", delay=50)
+        page.wait_for_selector(".md-search-result__item", timeout=15_000)
+        assert "matching document" in page.locator(".md-search-result__meta").inner_text()
+        assert page.locator(".md-search-result__item").count() > 0
+    finally:
+        browsers.close()
+    assert [u for u in requests if not u.startswith("file://")] == []

@@ -194,7 +194,7 @@ def register(metric: Metric) -> Metric:
 
 
 def register_all(table: Iterable[Metric]) -> None:
-    """Register a family's table: one ``Metric`` row per metric (see README "Adding a metric")."""
+    """Register a family's table: one ``Metric`` row per metric (see docs/guides/adding-a-metric.md)."""
     for row in table:
         register(row)
 

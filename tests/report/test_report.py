@@ -196,9 +196,22 @@ def test_score_report_writes_the_report_of_the_run(study, tmp_path, run_cli):
 
 def test_a_sets_run_without_the_scored_file_still_ranks_its_sets(study, tmp_path, run_cli):
     run = run_cli
-    run(["report", str(study["run"]), "--sets-metric", "ead", "-o", str(tmp_path / "r.html")])
+    moved = json.loads(study["run"].read_text())
+    moved["input"] = str(tmp_path / "gone.jsonl")  # the file the run names is not there
+    (tmp_path / "run.json").write_text(json.dumps(moved))
+    run(
+        [
+            "report",
+            str(tmp_path / "run.json"),
+            "--sets-metric",
+            "ead",
+            "-o",
+            str(tmp_path / "r.html"),
+        ]
+    )
     html = (tmp_path / "r.html").read_text()
     assert "responses not in the inputs" in html and "Sets ranked by <strong>ead" in html
+    assert "gone.jsonl, the run&#x27;s input, was not found" in html
 
 
 def test_equivalence_classes_colour_the_responses_of_a_set():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import help_formatter
 
 EPILOG = """examples:
-  diveval rate init sys_a.txt sys_b.txt sys_c.txt --subsets 100 --size 15 --seed 1 \
+  diveval rate init sys_a.txt sys_b.txt sys_c.txt --subsets 100 --size 15 --seed 1 \\
       --raters ann,bob,cy -o study/                           (one private link per rater)
   diveval rate serve study/ --port 8000                       (prints the links and the admin's)
   diveval rate export study/ -o human.csv                     (also human.sets.csv, human.raters.csv)

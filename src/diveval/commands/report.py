@@ -232,6 +232,15 @@ def _scatters(c) -> list:
             s = Scatter(m, level, sample_points(xs, ys, gs, MAX_SCATTER_POINTS), len(pairs))
             if len(pairs) > MAX_SCATTER_POINTS:
                 s.note = f"{MAX_SCATTER_POINTS} of {len(pairs)} points drawn"
+            # why a chart has no coefficient, in words that do not repeat its title
+            if len(pairs) < 3:
+                s.note = "no correlation with fewer than 3 points"
+            elif len(set(xs)) == 1 or len(set(ys)) == 1:
+                which = f"every {m}" if len(set(xs)) == 1 else "every human score"
+                s.note = f"no correlation: {which} is the same"
+            if s.note.startswith("no correlation"):
+                out.append(s)
+                continue
             try:
                 res = correlate(
                     xs,

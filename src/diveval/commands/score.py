@@ -15,7 +15,7 @@ __all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older imp
 EPILOG = """examples:
   diveval score responses.txt                      one response per line (corpus setting)
   diveval score sets.jsonl --metric avg-distinct   {"responses": [...]} per line (sets setting)
-  diveval score tevet.csv --tokenizer tevet --json resp_0..resp_k columns (sets setting)
+  diveval score tevet.csv --tokenizer tevet --json   resp_0..resp_k columns (sets setting)
   diveval score responses.txt --metric ead --vocab tokenizer --tokenizer bert
   diveval score items.jsonl -m ref-bleu-4 --reduction max   {"response": ..., "references": [...]}
   diveval score responses.txt -m mattr --join sorted   joined in code-point order, not as given
@@ -84,7 +84,9 @@ def add_parser(sub):
 
 
 def add_level_options(p) -> None:
-    g = p.add_argument_group("reporting levels (Kirk et al. 2024; see README, Reporting levels)")
+    g = p.add_argument_group(
+        "reporting levels (Kirk et al. 2024; see docs/guides/llm-sampling.md#reporting-levels)"
+    )
     g.add_argument(
         "--level",
         choices=["per-input", "across-input", "cross-model"],
@@ -121,7 +123,7 @@ def add_level_options(p) -> None:
 
 
 def add_scale_options(p) -> None:
-    g = p.add_argument_group("past one process (see README, Scaling out)")
+    g = p.add_argument_group("past one process (see docs/guides/scaling.md)")
     g.add_argument("--engine", choices=["local", "ray"], default="local", help="where to compute")
     g.add_argument("--address", default=None, help="--engine ray: a cluster (auto, ray://...)")
     g.add_argument(
@@ -226,6 +228,7 @@ def _write_report(args, data, groups: dict, results: dict) -> None:
     import os
     import sys
 
+    from ..report.inputs import scored_records
     from ..report.tables import scores_to_json
     from .report import build_report, write_report
 
@@ -238,18 +241,10 @@ def _write_report(args, data, groups: dict, results: dict) -> None:
         run.update(by=args.by, groups=bodies)
     else:
         run.update(scores=bodies["all"]["scores"])
-    text_key = "responses" if data.setting == "sets" else "response"
-    records = [
-        {**(data.records[i] if data.records else {}), text_key: item, "_line": data.line_of(i)}
-        for i, item in enumerate(data.items)
-    ]
-    for i, rec in enumerate(records):  # a .txt corpus has no records: its lines are its items
-        if rec["_line"] is None:
-            rec["_line"] = i + 1
     report = build_report(
         [],
         runs=[run],
-        records=records,
+        records=scored_records(data),
         sources=[args.input] if os.path.isfile(args.input) else [],
         command="diveval " + " ".join(sys.argv[1:]) if sys.argv[1:] else "",
     )
@@ -338,6 +333,8 @@ def _write_outputs(args, data, groups: dict, results: dict) -> None:
     if args.summary:
         write_rows(args.summary, summary_rows(data, groups, results, args.by))
     meta: dict = {"input": args.input, "setting": data.setting, "items": len(data.items)}
+    # how the input was read, so `diveval report` can read it again for the sets' texts
+    meta.update({k: v for k, v in (("field", args.field), ("format", args.format)) if v})
     if data.skipped:
         meta["skipped_empty"] = len(data.skipped)
     from ..report.tables import counted

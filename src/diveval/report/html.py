@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Sequence
 
 from . import svg
 from .inputs import Collected, SetRow
+from .tables import counted
 
 ARROWS = {"higher": "↑", "lower": "↓"}
 MAX_RESPONSE_CHARS = 2000  # a shown response longer than this is cut (the file stays small)
@@ -120,7 +122,7 @@ def _systems_section(r: Report) -> str:
     systems = [s for s in c.systems if c.systems[s]]
     if not systems:
         across = _across_part(r)
-        return _section("systems", "1. Systems side by side", across) if across else ""
+        return _section("systems", "Systems side by side", across) if across else ""
     metrics: list[str] = []
     for s in systems:
         metrics += [m for m in c.systems[s] if m not in metrics]
@@ -196,8 +198,40 @@ def _systems_section(r: Report) -> str:
             '<th scope="col">interval</th><th scope="col">more diverse</th></tr></thead>'
             f"<tbody>{lrows}</tbody></table>"
         )
-    body = legend + table + note + levels + _across_part(r)
-    return _section("systems", "1. Systems side by side", body)
+    charts = _systems_charts(r, systems, metrics)
+    body = legend + table + note + charts + levels + _across_part(r)
+    return _section("systems", "Systems side by side", body)
+
+
+def _systems_charts(r: Report, systems: list[str], metrics: list[str]) -> str:
+    """One small chart per metric, a dot per system (with its interval): the systems side by
+    side whether or not the run has per-set values."""
+    c = r.collected
+    if len(systems) < 2:
+        return ""
+    figures = []
+    for k, m in enumerate(metrics):
+        rows = []
+        for s in systems:
+            v = c.systems[s].get(m)
+            if v is None or not math.isfinite(v.value):
+                continue
+            iv = v.interval or r.intervals.get((s, m))
+            rows.append((s, v.value, iv[0] if iv else None, iv[1] if iv else None))
+        if len(rows) < 2:
+            continue
+        d = r.directions.get(m)
+        way = f" ({d} is more diverse)" if d in ARROWS else ""
+        desc = "; ".join(
+            f"{s} {v:.4f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+            for s, v, lo, hi in rows
+        )
+        chart = svg.dots(rows, f"{m}, one dot per system{way}", desc, m, f"systems-{k}")
+        figures.append(
+            f'<figure class="small"><figcaption>{escape(m)} {ARROWS.get(d or "", "")}'
+            f"</figcaption>{chart}</figure>"
+        )
+    return f'<div class="grid">{"".join(figures)}</div>' if figures else ""
 
 
 def _agreement_section(r: Report) -> str:
@@ -234,7 +268,7 @@ def _agreement_section(r: Report) -> str:
         "<p>Two metrics that rank the sets alike (ρ near 1) measure much the same thing; a "
         "metric whose lower values mean more diversity (Self-BLEU) shows as negative.</p>"
     )
-    return _section("agreement", "2. Agreement between metrics", text + _figure(chart, table))
+    return _section("agreement", "Agreement between metrics", text + _figure(chart, table))
 
 
 def _curves_section(r: Report) -> str:
@@ -332,8 +366,9 @@ def _curves_section(r: Report) -> str:
         )
         body += f'<tr><th scope="row">slope per token [95% CI]</th>{slope_row}</tr>'
         table = (
-            f"<table><caption>Length bias ({escape(source)}): mean over {run.get('n_sets', '?')} "
-            f"sets of {run.get('n_responses', '?')} responses at each length</caption>"
+            f"<table><caption>Length bias ({escape(source)}): mean over "
+            f"{_count(run.get('n_sets'), 'set')} of {_count(run.get('n_responses'), 'response')} "
+            "at each length</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
         parts.append(
@@ -345,7 +380,7 @@ def _curves_section(r: Report) -> str:
         )
     if not parts:
         return ""
-    return _section("size-length", "3. Sample size and length", "".join(parts))
+    return _section("size-length", "Sample size and length", "".join(parts))
 
 
 def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -> str:
@@ -394,6 +429,11 @@ def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -
     )
 
 
+def _count(n: Any, noun: str) -> str:
+    """counted() of a count read from a file, which may be missing."""
+    return counted(n, noun) if isinstance(n, int) else f"? {noun}s"
+
+
 def _slope(t: dict[str, float] | None) -> str:
     if not t:
         return "–"
@@ -408,22 +448,22 @@ def _human_section(r: Report) -> str:
         charts = []
         rows = []
         for k, s in enumerate(r.scatters):
-            unit = "systems" if s.level == "system" else "sets"
             stat = (
                 f"Pearson r = {s.pearson:.2f} [{_n(s.low, 2)}, {_n(s.high, 2)}], n = {s.n}"
                 if s.pearson is not None
-                else f"n = {s.n}: {s.note or 'correlation undefined'}"
+                else s.note or "no correlation"
             )
             chart = svg.scatter(
                 s.points,
                 f"{s.metric} against the human score, one point per {s.level}",
-                f"{s.n} {unit}; {stat}",
+                f"{counted(s.n, s.level)}; {stat}" if s.pearson is None else stat,
                 s.metric,
                 c.human,
                 f"scatter-{k}",
             )
             charts.append(
-                f'<figure class="small"><figcaption>{escape(s.metric)} per {s.level}: '
+                f'<figure class="small"><figcaption>{escape(s.metric)} per {s.level}'
+                f"{'' if s.pearson is not None else f' ({counted(s.n, s.level)})'}: "
                 f"{escape(stat)}</figcaption>{chart}</figure>"
             )
             rows.append(
@@ -477,7 +517,7 @@ def _human_section(r: Report) -> str:
         for x in c.tevet:
             par = x.get("parameter") or {}
             hum = x.get("human") or {}
-            rows += (
+            body += (
                 f'<tr><td>{escape(str(x["file"]))}</td><th scope="row">{escape(str(x.get("metric")))}</th>'
                 f"{_num_td(x.get('n'), str(x.get('n')))}"
                 f'<td class="num">{_corr(par.get("spearman"))}</td>'
@@ -517,7 +557,7 @@ def _human_section(r: Report) -> str:
         )
     if not parts:
         return ""
-    return _section("human", "4. Human agreement", "".join(parts))
+    return _section("human", "Human agreement", "".join(parts))
 
 
 def _corr(c: dict[str, Any] | None) -> str:
@@ -536,6 +576,7 @@ def _sets_section(r: Report) -> str:
     if not c.sets or m is None:
         return ""
     d = r.directions.get(m, "higher")
+    unit = "response" if c.setting == "corpus" else "set"  # a corpus run's items are responses
     cards = []
     index = []
     for s, rows in c.sets.items():
@@ -549,10 +590,11 @@ def _sets_section(r: Report) -> str:
         top, bottom = ranked[:n], ranked[len(ranked) - n :][::-1] if len(ranked) > n else []
         cards.append(
             f'<div class="system-sets"><h3>{escape(s)}</h3>'
-            f"<p>{len(scored)} sets; the {n} most and {len(bottom)} least diverse by "
-            f"{escape(m)} ({d} is more diverse)</p>"
-            f'<div class="cols"><div><h4>Most diverse</h4>{"".join(_card(x, m, s) for x in top)}</div>'
-            f"<div><h4>Least diverse</h4>{''.join(_card(x, m, s) for x in bottom)}</div></div></div>"
+            f"<p>{counted(len(scored), unit)}"
+            + (f"; the {n} most and {len(bottom)} least diverse by " if bottom else " ranked by ")
+            + f"{escape(m)} ({d} is more diverse)</p>"
+            f'<div class="cols"><div><h4>Most diverse</h4>{"".join(_card(x, m, s, c.input_note) for x in top)}</div>'
+            f"<div><h4>Least diverse</h4>{''.join(_card(x, m, s, c.input_note) for x in bottom)}</div></div></div>"
         )
     index_json = json.dumps(index, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     controls = (
@@ -567,12 +609,12 @@ def _sets_section(r: Report) -> str:
     )
     text = (
         f"<p>Sets ranked by <strong>{escape(m)}</strong>; the search looks through the prompts "
-        f"of all {len(index)} sets (the responses of the sets shown below are embedded; the "
-        "others are summarised by their value).</p>"
+        f"of {'all ' if len(index) > 1 else ''}{counted(len(index), unit)} (the responses of "
+        "the sets shown below are embedded; the others are summarised by their value).</p>"
     )
     return _section(
         "sets",
-        "5. The sets behind the numbers",
+        "The sets behind the numbers",
         text
         + controls
         + "".join(cards)
@@ -580,7 +622,7 @@ def _sets_section(r: Report) -> str:
     )
 
 
-def _card(x: SetRow, metric: str, system: str) -> str:
+def _card(x: SetRow, metric: str, system: str, missing: str = "") -> str:
     responses = ""
     if x.responses:
         items = []
@@ -594,10 +636,17 @@ def _card(x: SetRow, metric: str, system: str) -> str:
                 )
             else:
                 items.append(f"<li>{escape(t)}</li>")
-        n_cls = f", {len(set(x.labels))} equivalence classes" if x.labels else ""
+        n_cls = (
+            f", {counted(len(set(x.labels)), 'equivalence class', 'equivalence classes')}"
+            if x.labels
+            else ""
+        )
         responses = f'<ol class="responses" aria-label="responses{n_cls}">{"".join(items)}</ol>'
     else:
-        responses = '<p class="muted">responses not in the inputs (give the scored file too)</p>'
+        why = f"{escape(missing)}; " if missing else ""
+        responses = (
+            f'<p class="muted">responses not in the inputs ({why}give the scored file too)</p>'
+        )
     where = f"line {x.line}" if x.line is not None else ""
     others = ", ".join(f"{escape(k)} {v:.3f}" for k, v in x.values.items() if k != metric)
     return (
@@ -656,11 +705,30 @@ def _provenance_section(r: Report) -> str:
             '<th scope="col">sampling</th><th scope="col">systems</th></tr></thead>'
             f"<tbody>{body}</tbody></table>"
         )
-    return _section("provenance", "6. Provenance", "".join(parts))
+    return _section("provenance", "Provenance", "".join(parts))
 
 
 def _section(ident: str, title: str, body: str) -> str:
     return f'<section id="{ident}" aria-labelledby="{ident}-h"><h2 id="{ident}-h">{title}</h2>{body}</section>'
+
+
+_HEADING = re.compile(r'^(<section id="([^"]*)"[^>]*><h2 id="[^"]*">)(?:\d+\.\s*)?(.*?)</h2>')
+
+
+def _numbered(sections: list[str]) -> tuple[list[str], str]:
+    """The sections present, numbered 1, 2, ... in order (a section left out leaves no gap), and
+    the table of contents that links to them."""
+    out, toc = [], []
+    k = 0
+    for html in sections:
+        m = _HEADING.match(html)
+        if m is None:  # not made by _section: shown, neither numbered nor listed
+            out.append(html)
+            continue
+        k += 1
+        out.append(f"{m.group(1)}{k}. {m.group(3)}</h2>" + html[m.end() :])
+        toc.append(f'<li><a href="#{m.group(2)}">{k}. {m.group(3)}</a></li>')
+    return out, "".join(toc)
 
 
 def _figure(chart: str, table: str) -> str:
@@ -679,25 +747,7 @@ def render(r: Report) -> str:
         _sets_section(r),
         _provenance_section(r),
     ]
-    toc = "".join(
-        f'<li><a href="#{ident}">{k}. {escape(title)}</a></li>'
-        for k, (ident, title, body) in enumerate(
-            zip(
-                ("systems", "agreement", "size-length", "human", "sets", "provenance"),
-                (
-                    "Systems side by side",
-                    "Agreement between metrics",
-                    "Sample size and length",
-                    "Human agreement",
-                    "The sets behind the numbers",
-                    "Provenance",
-                ),
-                sections,
-            ),
-            1,
-        )
-        if body
-    )
+    sections, toc = _numbered([s for s in sections if s])
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -800,6 +850,6 @@ var hits=data.filter(function(r){return r[1].toLowerCase().indexOf(q)>=0;});
 hits.slice(0,50).forEach(function(r){var tr=document.createElement('tr');
 [r[0],r[1],r[2],r[3]===null?'':r[3]].forEach(function(v){var td=document.createElement('td');td.textContent=v;tr.appendChild(td);});
 body.appendChild(tr);});table.hidden=!hits.length;
-status.textContent=hits.length+' sets match ('+shown+' shown above)';});
+status.textContent=hits.length+(hits.length===1?' set matches':' sets match')+' ('+shown+' shown above)';});
 })();
 """

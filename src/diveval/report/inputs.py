@@ -97,6 +97,8 @@ class Collected:
     _items_rows: list[dict[str, Any]] = field(default_factory=list)
     _items_path: str | None = None
     _records_path: str | None = None
+    # the scored input a run names, where it could not be read (why), for the sets' cards
+    input_note: str = ""
 
     def sign(self, metric: str, signature: str | None) -> None:
         if signature:
@@ -277,8 +279,59 @@ def collect(
     deferred.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
     for path, kind, data in deferred:
         _READERS[kind](out, path, data, known)
+    if any(out._json_items.values()) and not out._records and not out._items_rows:
+        _read_recorded_input(out, [(p, d) for p, k, d in deferred if k in ("score", "score-by")])
     _assemble_sets(out, known)
     return out
+
+
+def scored_records(data: Any) -> list[dict[str, Any]]:
+    """The records of a scored input (``io.readers.InputData``) as the report joins them: each
+    record with its item's text (``responses`` for sets, ``response`` for a corpus) and its line
+    (a .txt corpus has no records: its lines are its items)."""
+    text_key = "responses" if data.setting == "sets" else "response"
+    out = []
+    for i, item in enumerate(data.items):
+        rec = {**(data.records[i] if data.records else {}), text_key: item}
+        rec["_line"] = data.line_of(i) or i + 1
+        out.append(rec)
+    return out
+
+
+def _read_recorded_input(out: Collected, runs: list[tuple[str, dict[str, Any]]]) -> None:
+    """The file a run scored (its ``input``, with its ``field`` and ``format``), read as `diveval
+    score` read it, when no input brought the sets' texts: `score --json --items > run.json`,
+    then `report run.json`, shows the responses. Looked for as written, then beside the run;
+    a file that is gone, unreadable or no longer the one scored is left out, and the cards say so."""
+    from ..io.readers import read_input
+
+    named = {(d.get("input"), d.get("field"), d.get("format")) for _, d in runs}
+    if len(named) != 1:
+        return
+    ((name, fld, fmt),) = named
+    if not isinstance(name, str) or name == "-":
+        return
+    folders = [""] + [os.path.dirname(p) for p, _ in runs if p != "(this run)"]
+    found = next((c for c in (os.path.join(f, name) for f in folders) if os.path.isfile(c)), None)
+    if found is None:
+        out.input_note = f"{name}, the run's input, was not found"
+        return
+    try:
+        records = scored_records(read_input(found, fmt, fld))
+    except InputError as exc:
+        out.input_note = f"{name}, the run's input, could not be read: {exc.problem}"
+        return
+    grouped: dict[str, int] = {}
+    for rec in records:
+        key = str(rec.get(out.by)) if out.by else ALL
+        grouped[key] = grouped.get(key, 0) + 1
+    for group, per_metric in out._json_items.items():
+        if any(len(v.items or []) != grouped.get(group, 0) for v in per_metric.values()):
+            out.input_note = f"{name}, the run's input, has changed since the run"
+            return
+    out._records, out._records_path = records, found
+    digest, size = sha256_of(found)
+    out.files.append(InputFile(found, "scored input (named by the run)", digest, size))
 
 
 def add_run(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:

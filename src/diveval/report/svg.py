@@ -252,3 +252,44 @@ def heatmap(
             )
     out.append("</svg>")
     return "".join(out)
+
+
+def dots(
+    rows: Sequence[tuple[str, float, float | None, float | None]],
+    title: str,
+    desc: str,
+    xlabel: str,
+    ident: str,
+    w: int = 360,
+) -> str:
+    """Rows of (name, value, low, high): one line per row, the value a dot in the row's colour,
+    the interval a bar where there is one; names on the left, values along the bottom."""
+    step = 24
+    h = 14 + step * len(rows) + 42
+    values = [v for _, x, lo, hi in rows for v in (x, lo, hi) if v is not None]
+    frame = _Frame(_range(values), (0.0, 1.0), w, h)
+    frame.left = 104
+    b, lft, r = h - frame.bottom, frame.left, w - frame.right
+    out = [_open(w, h, title, desc, ident)]
+    for v in _ticks(frame.x0, frame.x1, 4):
+        tick = _f(frame.px(v))
+        out.append(
+            f'<line x1="{tick}" x2="{tick}" y1="{frame.top}" y2="{b}" class="grid"/>'
+            f'<text x="{tick}" y="{b + 16}" text-anchor="middle">{_label(v)}</text>'
+        )
+    out.append(f'<line x1="{lft}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>')
+    out.append(
+        f'<text x="{(lft + r) / 2:.0f}" y="{h - 6}" text-anchor="middle">{escape(xlabel)}</text>'
+    )
+    for i, (name, x, lo, hi) in enumerate(rows):
+        y = _f(frame.top + step * (i + 0.5))
+        short = name if len(name) <= 14 else name[:13] + "…"
+        out.append(f'<text x="{lft - 6}" y="{y}" dy="4" text-anchor="end">{escape(short)}</text>')
+        if lo is not None and hi is not None:
+            out.append(
+                f'<line x1="{_f(frame.px(lo))}" x2="{_f(frame.px(hi))}" y1="{y}" y2="{y}" '
+                f'stroke="{colour(i)}" stroke-width="2"/>'
+            )
+        out.append(f'<circle cx="{_f(frame.px(x))}" cy="{y}" r="5" fill="{colour(i)}"/>')
+    out.append("</svg>")
+    return "".join(out)

@@ -9,9 +9,10 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..results import Score
 
 
-def counted(n: int, noun: str) -> str:
-    """``"1 response"``, ``"2 responses"``: a count with its noun (one that takes an -s)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 response"``, ``"2 responses"``: a count with its noun (``plural`` where the noun
+    does not just take an -s: ``counted(2, "class", "classes")``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
 
 def scores_to_json(
