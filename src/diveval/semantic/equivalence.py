@@ -32,6 +32,9 @@ Judges (``judge=``):
   ``hf:yimingzhang/deberta-v3-large-generation-similarity``;
 - any callable ``judge(a, b) -> bool``.
 
+A threshold the judge's similarity cannot reach (outside [-1, 1] for the cosine, [0, 1] for BLEU /
+100 and a probability) is refused: it would make every pair, or none, equivalent.
+
 Differences from NoveltyBench's code, on purpose: its ``partition.py`` stores ``max(partition)``
 as "distinct", one less than the number of classes; diveval reports the number of classes, as the
 paper defines distinct_k. Identical texts are always one class, without asking the judge (its BLEU
@@ -58,6 +61,9 @@ from ..results import SETS, Score, make_signature
 DEFAULT_PATIENCE = 0.8
 DEFAULT_THRESHOLDS = {"embedding": 0.8, "bleu": 0.3, "hf": 0.102}
 JUDGE_KINDS = ("nli", "nli-relaxed", "embedding", "bleu", "hf")
+# what each judge's similarity can reach: a threshold beyond it makes every pair (or none)
+# equivalent, a constant score that looks like a measurement
+THRESHOLD_RANGES = {"embedding": (-1.0, 1.0), "bleu": (0.0, 1.0), "hf": (0.0, 1.0)}
 SHORT_WORDS = 5  # NoveltyBench decides pairs of at most 5 words by word overlap
 
 Pair = tuple[str, str]
@@ -227,9 +233,7 @@ def parse_hf_judge(spec: str) -> tuple[str, float]:
         path, threshold = rest, DEFAULT_THRESHOLDS["hf"]
     if not path:
         raise InputError(f"the hf judge names a classifier: hf:PATH[:THRESHOLD], got {spec!r}")
-    if not np.isfinite(threshold):
-        raise InputError(f"judge threshold must be finite, got {spec!r}")
-    return path, threshold
+    return path, check_threshold("hf", threshold, spec)
 
 
 def parse_judge(spec: str) -> tuple[str, float | None]:
@@ -253,9 +257,20 @@ def parse_judge(spec: str) -> tuple[str, float | None]:
         threshold = float(rest)
     except ValueError:
         raise InputError(f"judge threshold must be a number, got {rest!r} in {spec!r}") from None
+    return kind, check_threshold(kind, threshold, spec)
+
+
+def check_threshold(kind: str, threshold: float, spec: str) -> float:
+    """The threshold, or an InputError when the judge's similarity cannot reach it."""
     if not np.isfinite(threshold):
         raise InputError(f"judge threshold must be finite, got {spec!r}")
-    return kind, threshold
+    low, high = THRESHOLD_RANGES[kind]
+    if not low <= threshold <= high:
+        raise InputError(
+            f"judge threshold {threshold:g} in {spec!r} is outside [{low:g}, {high:g}], the range "
+            f"of the {kind} judge's similarity"
+        )
+    return threshold
 
 
 def make_judge(
