@@ -33,7 +33,8 @@ def add_parser(sub):
         "--generator",
         "-g",
         default="pool",
-        help="pool (the record's candidates), smollm2 (offline default) or hf:NAME_OR_PATH",
+        help="pool (the record's candidates), smollm2 (SmolLM2-135M-Instruct, offline) or "
+        "hf:NAME_OR_PATH",
     )
     p.add_argument(
         "--metric",
@@ -57,8 +58,7 @@ def add_parser(sub):
         "--keep",
         choices=["last", "best"],
         default="last",
-        help="ending set: the last one (the paper's procedure, default) or the most "
-        "diverse one met",
+        help="ending set: the last one (the paper's procedure) or the most diverse one met",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N contexts")
     p.add_argument(

@@ -37,7 +37,7 @@ def add_parser(sub):
         default="smollm2",
         metavar="SPEC",
         help="openai:NAME, openai-compatible:URL[:NAME], hf:NAME_OR_PATH or smollm2 "
-        "(the offline default)",
+        "(SmolLM2-135M-Instruct, offline)",
     )
     p.add_argument("--k", type=int, default=10, help="responses per prompt (NoveltyBench: 10)")
     p.add_argument("--out", "-o", required=True, help="output JSON lines, appended per prompt")
