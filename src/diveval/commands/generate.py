@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -159,7 +160,6 @@ def summary_tables(summary: dict, title: str) -> str:
 
 
 def run(args) -> int:
-    import json
     import sys
 
     from ..errors import InputError
@@ -240,7 +240,7 @@ def run(args) -> int:
     )
     summary = summarize(records)
     if args.json:
-        print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
+        print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
         print(summary_tables(summary, args.input))
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -109,7 +110,6 @@ def summary_text(summary: dict, out: str) -> str:
 
 
 def run(args) -> int:
-    import json
     import sys
 
     from ..errors import InputError
@@ -173,7 +173,7 @@ def run(args) -> int:
             log=lambda line: print(f"diveval: {line}", file=sys.stderr),
         )
     if args.json:
-        print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
+        print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
         print(summary_text(summary, args.out))
     return 0

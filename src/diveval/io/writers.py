@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
 import threading
 from typing import Any, Iterable
+
+from . import json_out
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -55,4 +56,4 @@ def _umask() -> int:
 
 
 def write_jsonl(path: str, records: Iterable[dict[str, Any]]) -> None:
-    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_atomic(path, "".join(json_out.dumps(r, ensure_ascii=False) + "\n" for r in records))
