@@ -61,3 +61,14 @@ def test_the_default_folder_given_by_path_has_the_same_name():
     assert embedder_name("sentence-transformers/all-MiniLM-L6-v2") == (
         "sentence-transformers/all-MiniLM-L6-v2"
     )
+
+
+def test_the_mpnet_extras_folder_is_named_by_its_model(tmp_path):
+    from diveval.models.mpnet import MPNET_NAME
+
+    unpacked = tmp_path / f"{MPNET_NAME}-0123456789ab"
+    unpacked.mkdir()
+    assert embedder_name(str(unpacked)) == MPNET_NAME
+    mine = tmp_path / f"{MPNET_NAME}-finetuned"
+    mine.mkdir()
+    assert embedder_name(str(mine)) == mine.name
