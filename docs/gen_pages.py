@@ -544,14 +544,7 @@ def _action_line(parser: argparse.ArgumentParser, action: argparse.Action) -> st
         names = formatter._format_args(action, action.dest)
     help_text = _inline(formatter._expand_help(action)) if action.help else ""
     parts = [f"- `{names}`"]
-    default = action.default
-    if (
-        action.option_strings
-        and action.nargs != 0
-        and default not in (None, argparse.SUPPRESS)
-        and "default" not in help_text
-    ):
-        parts.append(f"(default `{default}`)")
+    # the default is in help_text: the help formatter is the one place that adds it
     if help_text:
         parts.append(": " + help_text.replace("\n", " "))
     return " ".join(parts).replace(" :", ":")

@@ -206,7 +206,7 @@ def test_quotes_the_csv_module_reads_as_text_still_read_the_same(tmp_path):
     path.write_text('response,id\na 5" screen,1\n"say ""hi""",2\n"two\nlines",3\n"x"y,4\n')
     data = read_input(str(path))
     assert data.items == ['a 5" screen', 'say "hi"', "two\nlines", "xy"]
-    assert [r["_line"] for r in data.records] == [2, 3, 5, 6]
+    assert [r["_line"] for r in data.records] == [2, 3, 4, 6]  # where each record starts
 
 
 def test_responses_that_is_not_a_list_is_an_error(tmp_path):

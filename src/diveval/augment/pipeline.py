@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
+from ..io import json_out
 from ..io.resume import read_resumable
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import KnowledgeSource, to_sentence
@@ -141,7 +142,6 @@ def augment_to_file(
     next one with the same settings: the items already in ``out`` are kept (a last line cut short
     is dropped) and the rest appended, so the file ends as an uninterrupted run's would. Other
     settings: an InputError (a file never mixes two runs)."""
-    import json
     import os
 
     done = read_resumable(out, "augment_run", run, "augment")
@@ -154,7 +154,7 @@ def augment_to_file(
     with open(out, "a", encoding="utf-8") as fh:
         for rec in iter_augmented(items, skip=len(done), **options):
             rec["augment_run"] = run
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            fh.write(json_out.dumps(rec, ensure_ascii=False) + "\n")
             fh.flush()
             records.append(rec)
     return records

@@ -2,25 +2,37 @@
 
 import argparse
 
+#: The attribute of an argparse action holding the default its help shows, where that is not the
+#: action's own default (a metric option's flag, unset so the metric's default applies).
+SHOWN_DEFAULT = "diveval_shown_default"
+
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Examples kept as written, and each option's default shown where its help does not already
     say it (argparse's ArgumentDefaultsHelpFormatter would also print "default: None" and repeat
-    defaults the help names in words)."""
+    defaults the help names in words). The one place that adds "(default: X)" to a help text,
+    so a help says its default in words ("(default 10)", "default: ...", "; default 1000") or
+    leaves it to this, never both. A metric option's flag is unset (None) so that the metric's
+    own default applies; the default it shows is the one ``diveval.options`` declares
+    (``SHOWN_DEFAULT`` on the action)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
+        import re
+
         text = action.help or ""
-        default = action.default
+        default = getattr(action, SHOWN_DEFAULT, action.default)
         if (
             not action.option_strings  # a positional argument has no default to show
             or any(default is d for d in (None, False, argparse.SUPPRESS))  # 0 is a default
             or default == []
             or "(default" in text
             or "default:" in text
+            or re.search(rf"\bdefault\W+{re.escape(str(default))}\b", text)
             or "%(default)" in text
         ):
             return text
-        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+        shown = "%(default)s" if default is action.default else str(default).replace("%", "%%")
+        return f"{text} (default: {shown})" if text else f"default: {shown}"
 
 
 def help_formatter():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from ..io import json_out
 from . import add_json_flag, add_online_flag, help_formatter
 
 EPILOG = """examples:
@@ -193,7 +194,7 @@ def run(args) -> int:
         "seconds": round(aug_s, 2),
     }
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(json_out.dumps(summary, indent=2))
         return 0
     rows = [
         ("items", len(out)),

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..io import json_out
 from . import add_json_flag, help_formatter
 from .options import add_bootstrap_options, bootstrap_arguments
 
@@ -79,7 +78,7 @@ def run(args) -> int:
         raise InputError(exc.problem, args.input) from None
     if args.json:
         print(
-            json.dumps(
+            json_out.dumps(
                 {
                     "input": args.input,
                     "human": args.human,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -33,7 +34,8 @@ def add_parser(sub):
         "--generator",
         "-g",
         default="pool",
-        help="pool (the record's candidates), smollm2 (offline default) or hf:NAME_OR_PATH",
+        help="pool (the record's candidates), smollm2 (SmolLM2-135M-Instruct, offline) or "
+        "hf:NAME_OR_PATH",
     )
     p.add_argument(
         "--metric",
@@ -57,8 +59,7 @@ def add_parser(sub):
         "--keep",
         choices=["last", "best"],
         default="last",
-        help="ending set: the last one (the paper's procedure, default) or the most "
-        "diverse one met",
+        help="ending set: the last one (the paper's procedure) or the most diverse one met",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N contexts")
     p.add_argument(
@@ -159,7 +160,6 @@ def summary_tables(summary: dict, title: str) -> str:
 
 
 def run(args) -> int:
-    import json
     import sys
 
     from ..errors import InputError
@@ -240,7 +240,7 @@ def run(args) -> int:
     )
     summary = summarize(records)
     if args.json:
-        print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
+        print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
         print(summary_tables(summary, args.input))
     return 0

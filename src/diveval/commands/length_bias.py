@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 
+from ..io import json_out
 from . import add_json_flag, add_metric_flag, help_formatter
 
 EPILOG = """examples:
@@ -131,7 +131,7 @@ def run(args) -> int:
         out = {"runs": [r.to_dict() for r in runs]}
         if args.plot:
             out["plot"] = args.plot
-        print(json.dumps(out, indent=2))
+        print(json_out.dumps(out, indent=2))
         return 0
     print(format_runs(runs))
     if args.plot:

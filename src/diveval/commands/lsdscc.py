@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -85,7 +84,7 @@ def run(args) -> int:
         }
         if args.alignment:
             out["sets"] = [s.to_dict() for s in res.sets]
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_out.dumps(out, indent=2, ensure_ascii=False))
         return 0
     title = f"LSDSCC of {args.hypotheses}: {len(data.queries)} queries (mean over queries)"
     print(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..io import json_out
 from . import add_json_flag, help_formatter
 from .options import bootstrap_arguments
 
@@ -122,7 +121,7 @@ def run_tevet(args) -> int:
             )
     if args.json:
         print(
-            json.dumps(
+            json_out.dumps(
                 {
                     "tests": {
                         p: [r.to_dict(args.values) for r in rows] for p, rows in results.items()

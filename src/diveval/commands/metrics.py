@@ -11,12 +11,22 @@ def add_parser(sub):
     p = sub.add_parser(
         "metrics",
         help="list the available metrics",
-        description="List every registered metric with its settings and description.",
+        description="List every registered metric with its settings, options and description.",
         epilog="example:\n  diveval metrics --json",
         formatter_class=help_formatter(),
     )
     add_json_flag(p)
     return p
+
+
+def option_flags(names) -> tuple[list[str], list[str]]:
+    """(the flags of the options ``names``, the input fields among them): ``--judge``, ...; an
+    option given per item (``references``) comes from the input file, not a flag."""
+    from ..options import OPTION
+
+    flags = [OPTION[n].flags[0] for n in names if OPTION[n].flags]
+    fields = [n for n in names if not OPTION[n].flags and OPTION[n].per_item]
+    return flags, fields
 
 
 def run(args) -> int:
@@ -35,6 +45,8 @@ def run(args) -> int:
                         "default": m.default,
                         "direction": m.direction,
                         "order_dependent": m.order_dependent,
+                        "options": option_flags(m.options)[0],
+                        "input_fields": option_flags(m.options)[1],
                     }
                     for n, m in metrics.items()
                 },
@@ -42,10 +54,11 @@ def run(args) -> int:
             )
         )
         return 0
-    rows = [
-        (n, "/".join(m.settings), m.direction, m.extra or "-", m.description)
-        for n, m in metrics.items()
-    ]
-    columns = ["name", "settings", "better", "extra", "description"]
+    rows = []
+    for n, m in metrics.items():
+        flags, fields = option_flags(m.options)
+        options = " ".join(flags + [f"{f} (input)" for f in fields]) or "-"
+        rows.append((n, "/".join(m.settings), m.direction, m.extra or "-", options, m.description))
+    columns = ["name", "settings", "better", "extra", "options", "description"]
     print(render_table("diveval metrics (better: which value is more diverse)", columns, rows))
     return 0

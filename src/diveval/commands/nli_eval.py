@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..io import json_out
 from . import add_json_flag, add_online_flag, help_formatter
 
 EPILOG = """examples:
@@ -63,5 +63,5 @@ def run(args) -> int:
     result = evaluate_nli(
         model, data_dir, limit=args.limit, progress=lambda name, n: next(bar, None)
     )
-    print(json.dumps(result, indent=2) if args.json else format_nli_report(result))
+    print(json_out.dumps(result, indent=2) if args.json else format_nli_report(result))
     return 0

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..options import KNOWN_OPTIONS, OPTION
+from . import SHOWN_DEFAULT
 
 
 def metric_options(args: Any, *names: str) -> dict[str, Any]:
@@ -46,12 +47,13 @@ def add_option_flags(p: Any, *names: str, defaults: dict[str, Any] | None = None
             kwargs["action"] = "store_true"
         else:
             kwargs["default"] = defaults.get(name)
-            if kwargs["default"] is None and option.default is not None:
-                kwargs["help"] += f" (default: {option.default})"
             for key in ("type", "choices", "metavar"):
                 if getattr(option, key) is not None:
                     kwargs[key] = getattr(option, key)
-        group.add_argument(*option.flags, **kwargs)
+        action = group.add_argument(*option.flags, **kwargs)
+        if kwargs.get("default") is None and option.default is not None:
+            # the help formatter shows it (the one place that adds defaults to help texts)
+            setattr(action, SHOWN_DEFAULT, option.default)
 
 
 #: The options of the model-backed metrics, shared by score, generate, thresholds and meta.

@@ -20,6 +20,8 @@ query i. A system's name is its file name without the extension.
 
 
 def add_parser(sub):
+    from ..rate.study import DEFAULT_SEED
+
     p = sub.add_parser(
         "rate",
         help="run a human diversity study in the browser",
@@ -47,7 +49,12 @@ def add_parser(sub):
         action="store_true",
         help="let anyone register by name at /?rater=NAME (default: invited raters only)",
     )
-    init.add_argument("--seed", type=int, required=True, help="sampling and shuffling seed")
+    init.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="sampling and shuffling seed, recorded in the study",
+    )
     init.add_argument("-o", "--output", required=True, metavar="DIR", help="the study folder")
 
     serve = action.add_parser(

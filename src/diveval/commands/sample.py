@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 EPILOG = """examples:
@@ -37,7 +38,7 @@ def add_parser(sub):
         default="smollm2",
         metavar="SPEC",
         help="openai:NAME, openai-compatible:URL[:NAME], hf:NAME_OR_PATH or smollm2 "
-        "(the offline default)",
+        "(SmolLM2-135M-Instruct, offline)",
     )
     p.add_argument("--k", type=int, default=10, help="responses per prompt (NoveltyBench: 10)")
     p.add_argument("--out", "-o", required=True, help="output JSON lines, appended per prompt")
@@ -109,7 +110,6 @@ def summary_text(summary: dict, out: str) -> str:
 
 
 def run(args) -> int:
-    import json
     import sys
 
     from ..errors import InputError
@@ -173,7 +173,7 @@ def run(args) -> int:
             log=lambda line: print(f"diveval: {line}", file=sys.stderr),
         )
     if args.json:
-        print(json.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
+        print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
         print(summary_text(summary, args.out))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_out
 from ..io.readers import FORMATS
 from ..scale.engine import EngineOptions
 from . import add_json_flag, add_metric_flag, help_formatter, print_warnings
@@ -349,7 +350,7 @@ def _write_outputs(args, data, groups: dict, results: dict) -> None:
                 g: json.loads(scores_to_json(r, {"items": len(groups[g])}, args.items is True))
                 for g, r in results.items()
             }
-            print(json.dumps(meta, indent=2, ensure_ascii=False))
+            print(json_out.dumps(meta, indent=2, ensure_ascii=False))
         else:
             title = f"{args.input}: {what} by {args.by}"
             print(groups_table(results, {g: len(ix) for g, ix in groups.items()}, title))
@@ -429,7 +430,6 @@ def _run_streamed(args) -> int:
 
 def _run_level(args) -> int:
     """`--level`: each metric at one reporting level (``meta.levels``); printing only here."""
-    import json
 
     from ..io.readers import locate, read_input
     from ..meta.levels import group_by_input, score_level
@@ -455,7 +455,7 @@ def _run_level(args) -> int:
         out = {"input": args.input, "level": args.level, "scores": {}}
         for r in results:
             out["scores"][r.metric] = r.to_dict(with_items=args.items is True)
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_out.dumps(out, indent=2, ensure_ascii=False))
         return 0
     print(f"{args.input}: level {args.level}")
     for r in results:

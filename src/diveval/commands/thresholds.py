@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..io import json_out
 from . import add_json_flag, add_metric_flag, help_formatter
 
 EPILOG = """examples:
@@ -52,7 +53,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    import json
 
     from ..generation.scorers import PRESETS
     from ..generation.thresholds import percentile_threshold
@@ -69,7 +69,7 @@ def run(args) -> int:
     ]
     if args.json:
         print(
-            json.dumps(
+            json_out.dumps(
                 {"input": args.input, "thresholds": [r.to_dict() for r in results]}, indent=2
             )
         )

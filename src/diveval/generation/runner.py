@@ -11,12 +11,12 @@ and ending sets by multi-reference BLEU, and BERTScore F1 when asked).
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from ..io import json_out
 from ..io.resume import read_resumable
 from .threshold import threshold_generate
 
@@ -121,7 +121,7 @@ def run_threshold_generation(
                         "start": set_bertscore(res.start, it.references),
                         "end": set_bertscore(res.end, it.references),
                     }
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            fh.write(json_out.dumps(rec, ensure_ascii=False) + "\n")
             fh.flush()
             records.append(rec)
             if on_record:

@@ -457,18 +457,24 @@ def _csv_rows(
     # The csv module refuses cells over 128 KiB by default; a long generated response is still a
     # response (a .txt or .jsonl line of any length is read), so lift the limit.
     csv.field_size_limit(_CSV_FIELD_LIMIT)
-    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
+    # csv.reader, not DictReader: a record's line is where it starts, and DictReader's line_num
+    # is where it ends (a quoted cell can hold line breaks)
+    reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
     try:
-        fields = list(reader.fieldnames or [])
+        fields = next(reader, [])
     except csv.Error as exc:
         raise InputError(f"malformed CSV ({exc})", path, 1) from None
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+        start = reader.line_num + 1
         try:
-            for row in reader:
-                if None in row:
-                    raise InputError("more fields than the header has", path, reader.line_num)
-                yield reader.line_num, row
+            for cells in reader:
+                if cells:  # blank lines are no records (as DictReader skips them)
+                    if len(cells) > len(fields):
+                        raise InputError("more fields than the header has", path, start)
+                    # a short row's missing cells are None, as DictReader's
+                    yield start, dict(zip(fields, cells + [None] * (len(fields) - len(cells))))
+                start = reader.line_num + 1
         except csv.Error as exc:
             raise InputError(f"malformed CSV ({exc})", path, reader.line_num) from None
 

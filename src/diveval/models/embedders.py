@@ -27,6 +27,29 @@ def default_embedder_path() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "model"
 
 
+def embedder_name(path: str) -> str:
+    """What a signature calls the embedding model at ``path``: the offline defaults by their
+    model names (all-MiniLM-L6-v2, all-mpnet-base-v2), whichever backend loads them (a sentence
+    embedder or BERTScore), not by their folders; any other folder by its last part, a hub name
+    as given."""
+    import re
+
+    from .hf_nli import display_name
+    from .mpnet import MPNET_NAME
+
+    given = Path(path).expanduser()
+    if given.is_dir():
+        try:
+            if given.resolve() == default_embedder_path().resolve():
+                return DEFAULT_EMBEDDER_NAME
+        except MissingDependencyError:
+            pass
+        # the mpnet extra's unpacked folder is named by the model and its zip's sha256
+        if re.fullmatch(rf"{re.escape(MPNET_NAME)}-[0-9a-f]{{12}}", given.resolve().name):
+            return MPNET_NAME
+    return display_name(path)
+
+
 class SentenceTransformerEmbedder:
     """An Embedder over a sentence-transformers model (hub name or folder; default: offline MiniLM).
 
@@ -47,7 +70,7 @@ class SentenceTransformerEmbedder:
     ):
         from .devices import batch_size_for, cast_module, resolve_precision
         from .fingerprint import state_dict_fingerprint
-        from .hf_nli import display_name, pick_device
+        from .hf_nli import pick_device
         from .offline import hub_offline
 
         if name_or_path is None:
@@ -55,7 +78,7 @@ class SentenceTransformerEmbedder:
             self.name = name or DEFAULT_EMBEDDER_NAME
         else:
             path = str(name_or_path)
-            self.name = name or display_name(path)
+            self.name = name or embedder_name(path)
         with hub_offline():  # before sentence-transformers is imported: it reads the setting then
             try:
                 from sentence_transformers import SentenceTransformer

@@ -53,7 +53,8 @@ def study_id(study: Study) -> str:
 
 
 INVITE_ONLY = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>diveval: by invitation</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>diveval: by invitation</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml"></head>
 <body><h1>This study is by invitation</h1>
 <p>Open the private link the study's organiser sent you. A name in the address does not open a
 rater's work: only their private link does.</p></body></html>
@@ -146,9 +147,14 @@ def create_app(
 
     @app.get("/static/{name}", include_in_schema=False)
     def static_file(name: str) -> FileResponse:
-        if name not in {"rate.js", "rate.css", "admin.js"}:
+        if name not in {"rate.js", "rate.css", "admin.js", "favicon.svg"}:
             raise HTTPException(404, "not found")
         return asset(name)
+
+    # browsers ask for /favicon.ico on every page that names no icon (the invitation page)
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(str(static / "favicon.svg"), media_type="image/svg+xml")
 
     @app.post("/api/raters", status_code=201)
     def add_rater(body: NewRater) -> dict[str, str]:

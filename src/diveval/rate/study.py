@@ -17,6 +17,9 @@ from ..errors import InputError
 STUDY_FILE = "study.json"
 DB_FILE = "ratings.sqlite3"
 FORMAT = 1
+#: The seed of a study built without one; written into study.json like any other, so the pages
+#: and the orders can be drawn again
+DEFAULT_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ def create_study(
     subsets: int,
     size: int,
     raters: int = 3,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     invited: Sequence[str] = (),
     open: bool = False,
 ) -> Study:

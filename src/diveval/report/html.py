@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Sequence
 
+from ..io import json_out
 from . import svg
 from .inputs import Collected, SetRow
 from .tables import counted
@@ -596,7 +597,9 @@ def _sets_section(r: Report) -> str:
             f'<div class="cols"><div><h4>Most diverse</h4>{"".join(_card(x, m, s, c.input_note) for x in top)}</div>'
             f"<div><h4>Least diverse</h4>{''.join(_card(x, m, s, c.input_note) for x in bottom)}</div></div></div>"
         )
-    index_json = json.dumps(index, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    index_json = json_out.dumps(index, ensure_ascii=False, separators=(",", ":")).replace(
+        "</", "<\\/"
+    )
     controls = (
         '<div class="search"><label for="set-search">Search sets by prompt</label> '
         '<input id="set-search" type="search" autocomplete="off" '

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_out
 from ..io.numbers import is_label, numbers_of
 from ..io.writers import write_atomic
 
@@ -68,8 +69,9 @@ def summary_rows(data, groups: dict, results: dict, by: str) -> list[dict[str, A
 def write_rows(path: str, rows: list[dict[str, Any]]) -> None:
     """CSV (by ending .csv/.tsv) or JSON lines (.jsonl/.json); any other ending is an error."""
     lower = path.lower()
+    rows = json_out.without_negative_zero(rows)  # CSV cells too: str(-0.0) is "-0.0"
     if lower.endswith((".jsonl", ".json")):
-        write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        write_atomic(path, "".join(json_out.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         return
     if not lower.endswith((".csv", ".tsv")):
         raise InputError("per-item output must end in .csv, .tsv or .jsonl", path)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import io
-import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..io import json_out
 from ..results import Score
 
 
@@ -20,7 +20,7 @@ def scores_to_json(
 ) -> str:
     out = dict(meta or {})
     out["scores"] = {name: s.to_dict(with_items) for name, s in scores.items()}
-    return json.dumps(out, indent=2, ensure_ascii=False)
+    return json_out.dumps(out, indent=2, ensure_ascii=False)
 
 
 def render_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

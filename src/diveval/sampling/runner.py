@@ -17,7 +17,6 @@ resumed file equals an uninterrupted run's byte for byte.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import time
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ..errors import DivevalError, InputError
+from ..io import json_out
 from ..io.resume import read_resumable
 from .protocols import PARAPHRASE_FIELD, ShortAnswer, paraphrases_of, protocol, protocol_settings
 from .records import PromptItem, cost, make_record, request_seed
@@ -280,7 +280,7 @@ async def _sample_all(
             nonlocal next_pos
             while next_pos in ready:
                 rec = ready.pop(next_pos)
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                fh.write(json_out.dumps(rec, ensure_ascii=False) + "\n")
                 fh.flush()
                 written.append(rec)
                 next_pos += 1

@@ -52,6 +52,10 @@ judgements of "meaningfully different", the judge to use to reproduce NoveltyBen
 ``unigram`` and ``bertscore`` alternatives (``--alg unigram`` / ``bertscore``) are ``unigram``
 (no model: the judge to use without one) and ``bertscore``.
 
+A threshold the judge's similarity cannot reach (outside [-1, 1] for the cosine, [0, 1] for BLEU /
+100, ROUGE-1 F1 and a probability; [-1, 1] for BERTScore F1, a mean of cosines) is refused: it
+would make every pair, or none, equivalent.
+
 Differences from NoveltyBench's code, on purpose: its ``partition.py`` stores ``max(partition)``
 as "distinct", one less than the number of classes; diveval reports the number of classes, as the
 paper defines distinct_k. Its classifier judge's word-overlap rule for texts of at most 5 words
@@ -92,6 +96,15 @@ DEFAULT_THRESHOLDS = {
 JUDGE_KINDS = ("nli", "nli-relaxed", "embedding", "bleu", "unigram", "bertscore", "hf")
 #: NoveltyBench's BERTScore model and layer (bert-score's ``model2layers`` entry for it)
 NOVELTYBENCH_BERTSCORE = ("microsoft/deberta-large", 16)
+# what each judge's similarity can reach: a threshold beyond it makes every pair (or none)
+# equivalent, a constant score that looks like a measurement
+THRESHOLD_RANGES = {
+    "embedding": (-1.0, 1.0),
+    "bleu": (0.0, 1.0),
+    "unigram": (0.0, 1.0),
+    "bertscore": (-1.0, 1.0),
+    "hf": (0.0, 1.0),
+}
 SHORT_WORDS = 5  # NoveltyBench decides pairs of at most 5 words by word overlap
 
 Pair = tuple[str, str]
@@ -343,9 +356,7 @@ def parse_hf_judge(spec: str) -> tuple[str, float]:
         path, threshold = rest, DEFAULT_THRESHOLDS["hf"]
     if not path:
         raise InputError(f"the hf judge names a classifier: hf:PATH[:THRESHOLD], got {spec!r}")
-    if not np.isfinite(threshold):
-        raise InputError(f"judge threshold must be finite, got {spec!r}")
-    return path, threshold
+    return path, check_threshold("hf", threshold, spec)
 
 
 def parse_judge(spec: str) -> tuple[str, float | None]:
@@ -370,9 +381,20 @@ def parse_judge(spec: str) -> tuple[str, float | None]:
         threshold = float(rest)
     except ValueError:
         raise InputError(f"judge threshold must be a number, got {rest!r} in {spec!r}") from None
+    return kind, check_threshold(kind, threshold, spec)
+
+
+def check_threshold(kind: str, threshold: float, spec: str) -> float:
+    """The threshold, or an InputError when the judge's similarity cannot reach it."""
     if not np.isfinite(threshold):
         raise InputError(f"judge threshold must be finite, got {spec!r}")
-    return kind, threshold
+    low, high = THRESHOLD_RANGES[kind]
+    if not low <= threshold <= high:
+        raise InputError(
+            f"judge threshold {threshold:g} in {spec!r} is outside [{low:g}, {high:g}], the range "
+            f"of the {kind} judge's similarity"
+        )
+    return threshold
 
 
 def make_judge(
