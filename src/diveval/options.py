@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
 PAIRS = "all-pairs metrics of a corpus"
+AT_K = "numbers at a common k (sets of different sizes)"
 
 
 def positive_int(text: str) -> int:
@@ -204,6 +205,56 @@ OPTIONS: tuple[Option, ...] = (
         type=int,
         default=0,
         group=PAIRS,
+        metavar="S",
+    ),
+    Option(
+        "at_k",
+        "score every set-level metric at K responses per set: the exact expectation over all "
+        "K-subsets where a closed form exists (Distinct-n: expected counts, reported as the ratio "
+        "of expectations), else the mean of seeded draws of K responses; a set with fewer than K "
+        "responses is an error (rarefaction measures extrapolate past it instead). Recorded as "
+        "at-k:K in signatures",
+        ("--at-k",),
+        type=positive_int,
+        group=AT_K,
+        metavar="K",
+    ),
+    Option(
+        "at_k_draws",
+        "--at-k: seeded draws of K responses per set averaged for the metrics without a closed "
+        "form (recorded as draws:D)",
+        ("--at-k-draws",),
+        type=positive_int,
+        default=10,
+        group=AT_K,
+        metavar="D",
+    ),
+    Option(
+        "at_k_seed",
+        "--at-k: seed of those draws (recorded as seed:S)",
+        ("--at-k-seed",),
+        type=int,
+        default=0,
+        group=AT_K,
+        metavar="S",
+    ),
+    Option(
+        "rarefy_resamples",
+        "--rarefy: bootstrap resamples of the rarefaction / extrapolation intervals (Chao et al. "
+        "2014's bootstrap, as copia computes it; recorded as resamples:B)",
+        ("--rarefy-resamples",),
+        type=positive_int,
+        default=200,
+        group=AT_K,
+        metavar="B",
+    ),
+    Option(
+        "rarefy_seed",
+        "--rarefy: seed of that bootstrap (numpy RandomState, as copia; recorded as seed:S)",
+        ("--rarefy-seed",),
+        type=int,
+        default=0,
+        group=AT_K,
         metavar="S",
     ),
     Option("progress", "show progress bars on a terminal (the CLI sets it)"),

@@ -74,6 +74,11 @@ class Metric:
     # details (``joined_warnings(details, count=items joined, **fixed)``): one warning for the
     # whole input, as in one process, not one per part.
     joined_warnings: Callable[..., list[str]] | None = None
+    # The exact expectation of the metric over every K-subset of each set's responses, where a
+    # closed form exists (Distinct-n: expected counts), for ``at_k`` runs
+    # (:mod:`diveval.meta.at_k`): ``at_k(sets, K, **fixed, **options) -> Score``. None: an at-K run
+    # averages seeded draws of K responses per set instead.
+    at_k: Callable[..., Score] | None = None
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         """Run-wide options this metric does not take are ignored (they are for the other metrics
