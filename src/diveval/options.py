@@ -30,7 +30,8 @@ def positive_int(text: str) -> int:
 class Option:
     """One metric option. ``flags``: its CLI spellings (empty: not a flag, given by the input file
     or the API only); ``switch``: a flag without a value; ``per_item``: one value per input item,
-    sliced with the items when a run is split."""
+    sliced with the items when a run is split; ``run``: an option of the whole run (how it scores,
+    e.g. at K responses per set), which no metric takes itself."""
 
     name: str
     help: str
@@ -42,6 +43,7 @@ class Option:
     group: str = LEXICAL
     per_item: bool = False
     metavar: Optional[str] = None
+    run: bool = False
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -217,6 +219,7 @@ OPTIONS: tuple[Option, ...] = (
         ("--at-k",),
         type=positive_int,
         group=AT_K,
+        run=True,
         metavar="K",
     ),
     Option(
@@ -227,6 +230,7 @@ OPTIONS: tuple[Option, ...] = (
         type=positive_int,
         default=10,
         group=AT_K,
+        run=True,
         metavar="D",
     ),
     Option(
@@ -236,6 +240,7 @@ OPTIONS: tuple[Option, ...] = (
         type=int,
         default=0,
         group=AT_K,
+        run=True,
         metavar="S",
     ),
     Option(
@@ -246,6 +251,7 @@ OPTIONS: tuple[Option, ...] = (
         type=positive_int,
         default=200,
         group=AT_K,
+        run=True,
         metavar="B",
     ),
     Option(
@@ -255,6 +261,7 @@ OPTIONS: tuple[Option, ...] = (
         type=int,
         default=0,
         group=AT_K,
+        run=True,
         metavar="S",
     ),
     Option("progress", "show progress bars on a terminal (the CLI sets it)"),
@@ -264,6 +271,9 @@ OPTION = {o.name: o for o in OPTIONS}
 
 #: Options a metric may accept; the registry refuses any other name.
 KNOWN_OPTIONS = tuple(OPTION)
+
+#: Options of a whole run, which the engines act on and no metric takes.
+RUN_OPTIONS = tuple(o.name for o in OPTIONS if o.run)
 
 #: Options that hold one value per input item (sliced with the items when a run is split).
 PER_ITEM_OPTIONS = tuple(o.name for o in OPTIONS if o.per_item)
