@@ -360,7 +360,7 @@ def default_sizes(largest: int, target: int | None = None) -> np.ndarray:
 def curve(
     samples: Sequence[Any],
     q: int,
-    sizes: Sequence[float] | None = None,
+    sizes: Sequence[float] | np.ndarray | None = None,
     *,
     units: Sequence[float] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
