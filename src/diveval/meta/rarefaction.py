@@ -61,40 +61,49 @@ def _counts(x: Any) -> np.ndarray:
     return a[a > 0]
 
 
-# -- the estimators on rows: each row one sample (zeros allowed), all of the same size n ---------
+# -- the estimators on frequency tables -----------------------------------------------------
+# Every estimator depends on a sample only through its frequency counts f_c (the number of classes
+# seen c times): a table holds one row per sample (all of the same size n), column c - 1 = f_c.
+# Bootstrap samples full of unseen classes (sample-based n-gram data: thousands) stay small.
 
 
-def _freqs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(S_obs, f1, f2) of each row."""
-    return (rows > 0).sum(axis=1), (rows == 1).sum(axis=1), (rows == 2).sum(axis=1)
+def table(rows: np.ndarray, width: int | None = None) -> np.ndarray:
+    """Frequency counts of each row of counts (zeros ignored): (rows x width), column c-1 = f_c."""
+    rows = np.atleast_2d(np.asarray(rows)).astype(np.int64)
+    top = int(rows.max(initial=0))
+    width = max(width or 0, top, 2)
+    offset = np.arange(rows.shape[0], dtype=np.int64)[:, None] * (width + 1)
+    flat = np.bincount((rows + offset).ravel(), minlength=rows.shape[0] * (width + 1))
+    return flat.reshape(rows.shape[0], width + 1)[:, 1:].astype(float)
 
 
-def _unseen(rows: np.ndarray, n: float) -> np.ndarray:
+def _c(f: np.ndarray) -> np.ndarray:
+    return np.arange(1, f.shape[1] + 1, dtype=float)
+
+
+def _unseen(f: np.ndarray, n: float) -> np.ndarray:
     """Chao1's f0 of each row: (n-1)/n f1^2 / (2 f2), or (n-1)/n f1 (f1 - 1) / 2 when f2 = 0."""
-    _, f1, f2 = _freqs(rows)
-    f1, f2 = f1.astype(float), f2.astype(float)
+    f1, f2 = f[:, 0], f[:, 1]
     ratio = np.divide(f1 * f1, 2 * f2, out=f1 * (f1 - 1) / 2, where=f2 > 0)
     return (n - 1) / n * ratio
 
 
-def _richness(rows: np.ndarray, m: float, n: float) -> np.ndarray:
+def _richness(f: np.ndarray, m: float, n: float) -> np.ndarray:
     if m <= n:
-        return (1.0 - miss_probability(rows, n, m)).sum(axis=1)
-    s_obs, f1, _ = _freqs(rows)
-    f0 = _unseen(rows, n)
+        return f @ (1.0 - miss_probability(_c(f), n, m))
+    s_obs, f1 = f.sum(axis=1), f[:, 0]
+    f0 = _unseen(f, n)
     denom = n * f0 + f1
     keep = np.divide(n * f0, denom, out=np.zeros_like(f0), where=denom > 0)
     return np.where(f1 == 0, s_obs, s_obs + f0 * (1 - keep ** (m - n)))
 
 
-def _entropy(rows: np.ndarray, n: float) -> np.ndarray:
+def _entropy(f: np.ndarray, n: float) -> np.ndarray:
     """Chao, Wang & Jost (2013)'s Shannon entropy estimate (nats) of each row, as copia's
     ``_chao_7b`` computes it (its series for the unseen part included)."""
-    seen = rows > 0
-    safe = np.where(seen, rows, 1.0)
-    first = np.where(seen, safe / n * (digamma(n) - digamma(safe)), 0.0).sum(axis=1)
-    _, f1, f2 = _freqs(rows)
-    f1, f2 = f1.astype(float), f2.astype(float)
+    c = _c(f)
+    first = f @ (c / n * (digamma(n) - digamma(c)))
+    f1, f2 = f[:, 0], f[:, 1]
     p1 = np.where(
         f2 > 0,
         2 * f2 / np.maximum((n - 1) * f1 + 2 * f2, 1e-300),
@@ -107,63 +116,63 @@ def _entropy(rows: np.ndarray, n: float) -> np.ndarray:
     return first + np.where((f1 == 0) | (p1 == 1), 0.0, second)
 
 
-def _observed_entropy(rows: np.ndarray, n: float) -> np.ndarray:
-    p = rows / n
-    safe = np.where(p > 0, p, 1.0)
-    return -(p * np.log(safe)).sum(axis=1)
+def _observed_entropy(f: np.ndarray, n: float) -> np.ndarray:
+    p = _c(f) / n
+    return f @ (-p * np.log(p))
 
 
-def _shannon(rows: np.ndarray, m: float, n: float) -> np.ndarray:
+def _shannon(f: np.ndarray, m: float, n: float) -> np.ndarray:
     if m < n:
         k = np.arange(1, int(m) + 1, dtype=float)
-        x = rows[:, :, None]
+        x = _c(f)[:, None]
         # P(a class of x members is drawn k times in m of n draws): hypergeometric, as logs
         possible = (k <= x) & (m - k <= n - x)
         logp = (
             gammaln(x + 1)
             - gammaln(k + 1)
             - gammaln(np.maximum(x - k, 0) + 1)
-            + gammaln(n - x + 1)
+            + gammaln(np.maximum(n - x, 0) + 1)
             - gammaln(m - k + 1)
             - gammaln(np.maximum(n - x - m + k, 0) + 1)
             - (gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1))
         )
         prob = np.where(possible, np.exp(np.where(possible, logp, 0.0)), 0.0)
-        fk = prob.sum(axis=1)  # expected classes seen k times, per row
-        return np.exp(-(k / m * np.log(k / m) * fk).sum(axis=1))
-    observed = _observed_entropy(rows, n)
+        fk = f @ prob  # expected classes seen k times in m draws, per row
+        return np.exp(fk @ (-k / m * np.log(k / m)))
+    observed = _observed_entropy(f, n)
     if m == n:
         return np.exp(observed)
     w = (m - n) / m
-    return np.exp(w * _entropy(rows, n) + (1 - w) * observed)
+    return np.exp(w * _entropy(f, n) + (1 - w) * observed)
 
 
-def _simpson_sum(rows: np.ndarray, n: float) -> np.ndarray:
+def _simpson_sum(f: np.ndarray, n: float) -> np.ndarray:
     if n < 2:
-        return np.full(rows.shape[0], np.nan)
-    return (rows * (rows - 1)).sum(axis=1) / (n * (n - 1))
+        return np.full(f.shape[0], np.nan)
+    c = _c(f)
+    return f @ (c * (c - 1)) / (n * (n - 1))
 
 
-def _simpson(rows: np.ndarray, m: float, n: float) -> np.ndarray:
-    return 1 / (1 / m + (1 - 1 / m) * _simpson_sum(rows, n))
+def _simpson(f: np.ndarray, m: float, n: float) -> np.ndarray:
+    return 1 / (1 / m + (1 - 1 / m) * _simpson_sum(f, n))
 
 
-def _asymptote(rows: np.ndarray, q: int, n: float) -> np.ndarray:
+def _asymptote(f: np.ndarray, q: int, n: float) -> np.ndarray:
     if q == 0:
-        return (rows > 0).sum(axis=1) + _unseen(rows, n)
+        return f.sum(axis=1) + _unseen(f, n)
     if q == 1:
-        return np.exp(_entropy(rows, n))
-    s = _simpson_sum(rows, n)
+        return np.exp(_entropy(f, n))
+    s = _simpson_sum(f, n)
     with np.errstate(divide="ignore"):
         return np.where(s > 0, 1 / np.where(s > 0, s, 1.0), np.nan)
 
 
-def _empirical(rows: np.ndarray, q: int, n: float) -> np.ndarray:
+def _empirical(f: np.ndarray, q: int, n: float) -> np.ndarray:
     if q == 0:
-        return (rows > 0).sum(axis=1).astype(float)
+        return f.sum(axis=1)
     if q == 1:
-        return np.exp(_observed_entropy(rows, n))
-    return 1 / ((rows / n) ** 2).sum(axis=1)
+        return np.exp(_observed_entropy(f, n))
+    return 1 / (f @ (_c(f) / n) ** 2)
 
 
 _CURVES = (_richness, _shannon, _simpson)
@@ -177,10 +186,10 @@ def _check_order(q: Any, units: Any) -> int:
     return int(q)
 
 
-def _hill_rows(rows: np.ndarray, q: int, sizes: np.ndarray, n: float) -> np.ndarray:
-    """(rows x sizes) estimates of order q."""
+def _hill_rows(f: np.ndarray, q: int, sizes: np.ndarray, n: float) -> np.ndarray:
+    """(rows x sizes) estimates of order q from the frequency table ``f``."""
     fn = _CURVES[q]
-    return np.stack([fn(rows, float(m), n) for m in sizes], axis=1)
+    return np.stack([fn(f, float(m), n) for m in sizes], axis=1)
 
 
 # -- one sample ------------------------------------------------------------------------------
@@ -190,7 +199,7 @@ def unseen(x: Any, units: float | None = None) -> float:
     """Chao1's estimate of the classes not seen, f0 (copia's bias-corrected form)."""
     x = _counts(x)
     n = float(units) if units is not None else float(x.sum())
-    return float(_unseen(x[None, :], n)[0]) if n > 0 else 0.0
+    return float(_unseen(table(x), n)[0]) if n > 0 else 0.0
 
 
 def chao1(x: Any) -> float:
@@ -202,7 +211,7 @@ def chao1(x: Any) -> float:
 def entropy_estimate(x: Any) -> float:
     """Chao, Wang & Jost (2013)'s Shannon entropy estimate (nats), as copia's ``_chao_7b``."""
     x = _counts(x)
-    return float(_entropy(x[None, :], float(x.sum()))[0])
+    return float(_entropy(table(x), float(x.sum()))[0])
 
 
 def estimated_hill(x: Any, q: int) -> float:
@@ -210,13 +219,13 @@ def estimated_hill(x: Any, q: int) -> float:
     exp of the entropy estimate, and 1 / sum X(X-1) / (n(n-1)) (nan when that sum is 0: every
     class seen once, or n = 1, as copia)."""
     x = _counts(x)
-    return float(_asymptote(x[None, :], _check_order(q, None), float(x.sum()))[0])
+    return float(_asymptote(table(x), _check_order(q, None), float(x.sum()))[0])
 
 
 def empirical_hill(x: Any, q: int) -> float:
     """The observed Hill number of order q: classes, exp(Shannon), inverse Simpson."""
     x = _counts(x)
-    return float(_empirical(x[None, :], _check_order(q, None), float(x.sum()))[0])
+    return float(_empirical(table(x), _check_order(q, None), float(x.sum()))[0])
 
 
 def hill_at(x: Any, q: int, sizes: Sequence[float], units: float | None = None) -> np.ndarray:
@@ -228,7 +237,7 @@ def hill_at(x: Any, q: int, sizes: Sequence[float], units: float | None = None) 
     n = float(units) if units is not None else float(x.sum())
     if n <= 0 or x.size == 0:
         return np.zeros(len(sizes))
-    return _hill_rows(x[None, :], q, np.asarray(sizes, dtype=float), n)[0]
+    return _hill_rows(table(x), q, np.asarray(sizes, dtype=float), n)[0]
 
 
 def bootstrap_probabilities(x: Any) -> np.ndarray:
@@ -254,9 +263,9 @@ def bootstrap_probabilities(x: Any) -> np.ndarray:
     return p
 
 
-def _incidence_probabilities(x: np.ndarray, units: float) -> np.ndarray:
+def _incidence_probabilities(x: np.ndarray, units: float) -> tuple[np.ndarray, float, int]:
     """iNEXT's sample-based bootstrap assemblage (EstiBootComm.Sam): each seen type's chance to
-    be in one unit, then ceil(Q0) unseen types sharing what the seen ones miss."""
+    be in one unit; and the chance of each of the ceil(Q0) unseen types, and their number."""
     total = float(x.sum())
     q1 = int(np.count_nonzero(x == 1))
     q0 = unseen(x, units)
@@ -265,24 +274,32 @@ def _incidence_probabilities(x: np.ndarray, units: float) -> np.ndarray:
     share = x / units
     tail = float(np.sum(share * (1 - share) ** units))
     w = missing / tail * total / units if missing > 0 and tail > 0 else 0.0
-    p = share * (1 - w * (1 - share) ** units)
+    p = np.clip(share * (1 - w * (1 - share) ** units), 0.0, 1.0)
     extra = int(np.ceil(q0))
-    if extra > 0:
-        p = np.concatenate([p, np.full(extra, missing / extra * total / units)])
-    return np.clip(p, 0.0, 1.0)
+    p0 = min(missing / extra * total / units, 1.0) if extra > 0 else 0.0
+    return p, p0, extra
 
 
-def bootstrap_samples(
+def bootstrap_tables(
     x: Any, resamples: int, rng: np.random.RandomState, units: float | None = None
 ) -> np.ndarray:
-    """``resamples`` bootstrap samples (rows) of ``x`` (copia's draw,
-    ``rng.multinomial(n, p, resamples)``), or of incidence data with ``units`` (each type in
-    Binomial(units, p) of them)."""
+    """The frequency tables of ``resamples`` bootstrap samples of ``x``: copia's draw,
+    ``rng.multinomial(n, p, resamples)``, for abundance data; for incidence data (``units``),
+    each seen type in Binomial(units, p) units and the unseen types' counts drawn together
+    (their number seen c times is multinomial over the Binomial(units, p0) probabilities)."""
     x = _counts(x)
     if units is None:
-        return rng.multinomial(int(x.sum()), bootstrap_probabilities(x), resamples)
-    p = _incidence_probabilities(x, float(units))
-    return rng.binomial(int(units), p, size=(resamples, p.size))
+        n = int(x.sum())
+        return table(rng.multinomial(n, bootstrap_probabilities(x), resamples), n)
+    t = int(units)
+    p, p0, extra = _incidence_probabilities(x, float(units))
+    f = table(rng.binomial(t, p, size=(resamples, p.size)), t)
+    if extra > 0:
+        from scipy.stats import binom
+
+        pmf = binom.pmf(np.arange(t + 1), t, p0)
+        f[:, :t] += rng.multinomial(extra, pmf / pmf.sum(), resamples)[:, 1:]
+    return f
 
 
 @dataclass(frozen=True)
@@ -392,12 +409,11 @@ def curve(
     reps = np.zeros((resamples, grid.size))
     asym, asym_reps, empirical = 0.0, np.zeros(resamples), 0.0
     for x, n in zip(xs, ns):
-        row = x[None, :]
+        row = table(x)
         estimate += _hill_rows(row, q, grid, n)[0]
         asym += float(_asymptote(row, q, n)[0])
         empirical += float(_empirical(row, q, n)[0])
-        boot = bootstrap_samples(x, resamples, rng, n if units is not None else None)
-        boot = boot.astype(float)
+        boot = bootstrap_tables(x, resamples, rng, n if units is not None else None)
         reps += _hill_rows(boot, q, grid, n)
         asym_reps += _asymptote(boot, q, n)
     k = len(xs)
