@@ -114,3 +114,27 @@ def test_cli_json_and_report(tmp_path):
     bad = _cli("rarefy", str(path), "--measure", "words")
     assert bad.returncode == 2 and "unknown measure" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_guide_commands_run_as_written(monkeypatch, capsys):
+    """Each `diveval` line of the guide's sample-size section, from the project root."""
+    import re
+    from pathlib import Path
+
+    from diveval.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "guides" / "llm-sampling.md").read_text(encoding="utf-8")
+    section = text.split("## Sample size")[1].split("\n## ")[0]
+    commands = [
+        line
+        for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+        for line in block.splitlines()
+        if line.startswith("diveval ")
+    ]
+    assert len(commands) == 2
+    monkeypatch.chdir(root)
+    for command in commands:
+        assert main([*command.split()[1:], "--json"]) == 0, command
+        body = json.loads(capsys.readouterr().out)
+        assert "at-k:" in json.dumps(body)
