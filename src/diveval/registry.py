@@ -25,6 +25,7 @@ __all__ = [
     "default_metrics",
     "get_metric",
     "metrics_for",
+    "pair_mean_at_k",
     "register",
     "register_all",
 ]
@@ -109,6 +110,19 @@ class Metric:
 
     def supports(self, setting: str) -> bool:
         return setting in self.settings
+
+
+def pair_mean_at_k(compute: Callable[..., Score]) -> Callable[..., Score]:
+    """The ``at_k`` form of a metric whose set value is a mean over the set's pairs of responses
+    (cosine diversity, Sent-BERT): each pair is equally likely to be in a random K-subset, so the
+    expectation over K-subsets (K >= 2) is the mean over all pairs, the set's own value."""
+
+    def at_k(sets: Any, k: int, **options: Any) -> Score:
+        if k < 2:
+            raise InputError(f"a mean over pairs of responses needs K of at least 2, got {k}")
+        return compute(sets, **options)
+
+    return at_k
 
 
 METRICS: dict[str, Metric] = {}

@@ -123,3 +123,47 @@ def test_cli_at_k(tmp_path):
     assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     lone = _cli("score", str(path), "--at-k-draws", "3")
     assert lone.returncode == 2 and "go with --at-k" in lone.stderr
+
+
+class _HashEmbedder:
+    name = "hash-emb"
+    fingerprint = "feedface"
+
+    def encode(self, texts):
+        import hashlib
+
+        def vec(t):
+            seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little")
+            return np.random.default_rng(seed).normal(size=6)
+
+        return np.array([vec(t) for t in texts], dtype=np.float32)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_pair_means_at_k_are_the_mean_over_every_subset(k):
+    """cos-diversity and Sent-BERT are means over pairs: their expectation over K-subsets is the
+    set's own value; enumerated here."""
+    at = diveval.score(SETS, ["cos-diversity"], at_k=k)["cos-diversity"]
+    assert f"at-k:{k}|at-k-by:exact" in at.signature
+    emb = _HashEmbedder()
+    bert = diveval.score(SETS, ["sent-bert"], at_k=k, embedding_model=emb)["sent-bert"]
+    for i, s in enumerate(SETS):
+        subsets = [list(c) for c in itertools.combinations(s, k)]
+        every = diveval.score(subsets, ["cos-diversity"])["cos-diversity"].items
+        assert at.items[i] == pytest.approx(np.mean(every), rel=1e-9, abs=1e-12)
+        every = diveval.score(subsets, ["sent-bert"], embedding_model=emb)["sent-bert"].items
+        assert bert.items[i] == pytest.approx(np.mean(every), rel=1e-5)  # float32 embeddings
+    with pytest.raises(InputError, match="K of at least 2"):
+        diveval.score(SETS, ["cos-diversity"], at_k=1)
+
+
+def test_equivalence_classes_at_k_by_draws():
+    """A judge-backed metric without a closed form: seeded draws, the judge's cache shared."""
+
+    def same_first_word(a, b):
+        return a.split()[0] == b.split()[0]
+
+    at = diveval.score(SETS, ["equivalence-classes"], at_k=2, judge=same_first_word)
+    s = at["equivalence-classes"]
+    assert "at-k:2|at-k-by:draws|draws:10|seed:0" in s.signature
+    assert np.all((s.items >= 1) & (s.items <= 2))

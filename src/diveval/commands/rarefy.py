@@ -59,7 +59,6 @@ def run(args) -> int:
     from ..context import RunContext
     from ..io.readers import locate, read_input
     from ..meta.rarefy import parse_measure, rarefy
-    from .score import _groups
 
     if args.report and not args.report.lower().endswith((".html", ".htm")):
         raise InputError("the report is an HTML file: name it FILE.html", args.report)
@@ -109,6 +108,22 @@ def run(args) -> int:
     if args.report:
         _write_report(args, data, run)
     return 0
+
+
+def _groups(data, by: str | None) -> dict:
+    """{value of the field ``by``: record indices}; one group (None) without it."""
+    if not by:
+        return {None: list(range(len(data.items)))}
+    records = data.records or []
+    if not records or by not in records[0]:
+        fields = sorted(k for k in (records[0] if records else {}) if k != "_line")
+        raise InputError(f"no field {by!r}; the records have {', '.join(fields) or 'none'}")
+    groups: dict = {}
+    for i, rec in enumerate(records):
+        if rec.get(by) is None:
+            raise InputError(f"no {by!r} value", data.path, rec.get("_line"))
+        groups.setdefault(str(rec[by]), []).append(i)
+    return groups
 
 
 def _print_table(results: dict, at_k: int | None) -> None:

@@ -13,7 +13,7 @@ published definitions), in code-point order with the ``join="sorted"`` option (C
 
 from __future__ import annotations
 
-from ..registry import Metric, register_all
+from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import SETS
 from .compression import compression_ratio, pos_compression_ratio
 from .cosine import cosine_diversity
@@ -94,6 +94,7 @@ CORE = [
         citation="Tevet & Berant 2021",
         reference="Tevet & Berant's published per-set values (metric_AveragedCosineSimilarity), to"
         " 3 decimals",
+        at_k=pair_mean_at_k(cosine_diversity),
     ),
     Metric(
         "self-bleu",
