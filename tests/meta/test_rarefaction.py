@@ -10,6 +10,8 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from diveval.errors import InputError
 from diveval.meta import rarefaction as R
@@ -171,3 +173,18 @@ def test_bad_input_is_an_input_error():
         R.curve([[1]], 0)
     with pytest.raises(InputError, match="q = 0 only"):
         R.hill_at([2, 1], 1, [1], units=3)
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=8))
+def test_rarefied_hill_numbers_are_ordered_bounded_and_grow_with_m(x):
+    """Below the sample's size: 1 <= D2(m) <= D1(m) <= D0(m) <= min(m, S_obs) (Jensen on the
+    expectations: exp E[H] <= E[S], and H >= -log Simpson), each non-decreasing in m."""
+    n = sum(x)
+    assume(n >= 2)  # the Simpson estimate needs two draws
+    sizes = np.arange(1, n + 1)
+    d0, d1, d2 = (R.hill_at(x, q, sizes) for q in (0, 1, 2))
+    tol = 1e-9
+    assert np.all(d2 >= 1 - tol) and np.all(d2 <= d1 + tol) and np.all(d1 <= d0 + tol)
+    assert np.all(d0 <= np.minimum(sizes, len(x)) + tol)
+    for d in (d0, d1, d2):
+        assert np.all(np.diff(d) >= -tol)
