@@ -138,3 +138,25 @@ def test_the_guide_commands_run_as_written(monkeypatch, capsys):
         assert main([*command.split()[1:], "--json"]) == 0, command
         body = json.loads(capsys.readouterr().out)
         assert "at-k:" in json.dumps(body)
+
+
+def test_report_of_a_score_run_and_a_rarefy_run_together(tmp_path):
+    path = tmp_path / "sets.jsonl"
+    rows = [{"system": s, "responses": r} for s in ("a", "b") for r in SETS]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runs = []
+    for args in (
+        ["score", str(path), "--by", "system", "-m", "distinct-2", "--at-k", "4", "--json"],
+        ["rarefy", str(path), "--by", "system", "--measure", "1-grams", "--json"],
+    ):
+        out = _cli(*args)
+        assert out.returncode == 0, out.stderr
+        runs.append(tmp_path / f"{args[0]}.json")
+        runs[-1].write_text(out.stdout)
+    for order in (runs, runs[::-1]):
+        html = tmp_path / "both.html"
+        rep = _cli("report", *map(str, order), "-o", str(html))
+        assert rep.returncode == 0, rep.stderr
+        page = html.read_text()
+        assert "1-grams-richness (rarefaction and extrapolation)" in page
+        assert "at-k:4|at-k-by:exact" in page and "distinct-2" in page
