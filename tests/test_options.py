@@ -83,7 +83,7 @@ def test_no_command_declares_a_metric_option_flag_itself():
 
 
 def test_the_registry_and_the_declarations_agree():
-    from diveval.options import KNOWN_OPTIONS, OPTIONS, PER_ITEM_OPTIONS
+    from diveval.options import KNOWN_OPTIONS, OPTIONS, PER_ITEM_OPTIONS, RUN_OPTIONS
     from diveval.registry import all_metrics
 
     assert len(KNOWN_OPTIONS) == len(OPTIONS)
@@ -91,4 +91,5 @@ def test_the_registry_and_the_declarations_agree():
     taken = {o for m in all_metrics().values() for o in m.options}
     assert taken <= set(KNOWN_OPTIONS)
     # a declared option no metric takes would be a flag that does nothing
-    assert set(KNOWN_OPTIONS) - taken <= {"progress"}
+    assert set(KNOWN_OPTIONS) - taken <= {"progress", *RUN_OPTIONS}
+    assert not taken & set(RUN_OPTIONS)  # a run's option is the engine's, never a metric's

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Union
 
+from .errors import InputError
 from .scale.engine import EngineOptions
 from .scale.local import Scores
 
@@ -40,6 +41,15 @@ def score(
 
     data = select_column(data, options.pop("column", None))
     run_on, options = EngineOptions.split(engine, options)
+    at_k = {k: options.pop(k) for k in ("at_k", "at_k_draws", "at_k_seed") if k in options}
+    if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
+        if run_on.engine == "ray":
+            raise InputError("at_k runs in this process: not with engine='ray'")
+        from .meta.at_k import score_at_k
+
+        return score_at_k(data, metrics, **at_k, **options)
+    if any(v is not None for v in at_k.values()):
+        raise InputError("at_k_draws and at_k_seed go with at_k")
     if run_on.engine == "ray":
         from .scale.ray_engine import score as score_on_ray
 

@@ -22,6 +22,7 @@ COMMANDS = [
     "correlate",
     "meta",
     "length-bias",
+    "rarefy",
     "generate",
     "sample",
     "thresholds",

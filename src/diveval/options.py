@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
 PAIRS = "all-pairs metrics of a corpus"
+AT_K = "numbers at a common k (sets of different sizes)"
 
 
 def positive_int(text: str) -> int:
@@ -29,7 +30,8 @@ def positive_int(text: str) -> int:
 class Option:
     """One metric option. ``flags``: its CLI spellings (empty: not a flag, given by the input file
     or the API only); ``switch``: a flag without a value; ``per_item``: one value per input item,
-    sliced with the items when a run is split."""
+    sliced with the items when a run is split; ``run``: an option of the whole run (how it scores,
+    e.g. at K responses per set), which no metric takes itself."""
 
     name: str
     help: str
@@ -41,6 +43,7 @@ class Option:
     group: str = LEXICAL
     per_item: bool = False
     metavar: Optional[str] = None
+    run: bool = False
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -222,6 +225,61 @@ OPTIONS: tuple[Option, ...] = (
         group=PAIRS,
         metavar="S",
     ),
+    Option(
+        "at_k",
+        "score every set-level metric at K responses per set: the exact expectation over all "
+        "K-subsets where a closed form exists (Distinct-n: expected counts, reported as the ratio "
+        "of expectations), else the mean of seeded draws of K responses; a set with fewer than K "
+        "responses is an error (rarefaction measures extrapolate past it instead). Recorded as "
+        "at-k:K in signatures",
+        ("--at-k",),
+        type=positive_int,
+        group=AT_K,
+        run=True,
+        metavar="K",
+    ),
+    Option(
+        "at_k_draws",
+        "--at-k: seeded draws of K responses per set averaged for the metrics without a closed "
+        "form (recorded as draws:D)",
+        ("--at-k-draws",),
+        type=positive_int,
+        default=10,
+        group=AT_K,
+        run=True,
+        metavar="D",
+    ),
+    Option(
+        "at_k_seed",
+        "--at-k: seed of those draws (recorded as seed:S)",
+        ("--at-k-seed",),
+        type=int,
+        default=0,
+        group=AT_K,
+        run=True,
+        metavar="S",
+    ),
+    Option(
+        "rarefy_resamples",
+        "--rarefy: bootstrap resamples of the rarefaction / extrapolation intervals (Chao et al. "
+        "2014's bootstrap, as copia computes it; recorded as resamples:B)",
+        ("--rarefy-resamples",),
+        type=positive_int,
+        default=200,
+        group=AT_K,
+        run=True,
+        metavar="B",
+    ),
+    Option(
+        "rarefy_seed",
+        "--rarefy: seed of that bootstrap (numpy RandomState, as copia; recorded as seed:S)",
+        ("--rarefy-seed",),
+        type=int,
+        default=0,
+        group=AT_K,
+        run=True,
+        metavar="S",
+    ),
     Option("progress", "show progress bars on a terminal (the CLI sets it)"),
 )
 
@@ -229,6 +287,9 @@ OPTION = {o.name: o for o in OPTIONS}
 
 #: Options a metric may accept; the registry refuses any other name.
 KNOWN_OPTIONS = tuple(OPTION)
+
+#: Options of a whole run, which the engines act on and no metric takes.
+RUN_OPTIONS = tuple(o.name for o in OPTIONS if o.run)
 
 #: Options that hold one value per input item (sliced with the items when a run is split).
 PER_ITEM_OPTIONS = tuple(o.name for o in OPTIONS if o.per_item)

@@ -25,6 +25,7 @@ __all__ = [
     "default_metrics",
     "get_metric",
     "metrics_for",
+    "pair_mean_at_k",
     "register",
     "register_all",
 ]
@@ -74,6 +75,11 @@ class Metric:
     # details (``joined_warnings(details, count=items joined, **fixed)``): one warning for the
     # whole input, as in one process, not one per part.
     joined_warnings: Callable[..., list[str]] | None = None
+    # The exact expectation of the metric over every K-subset of each set's responses, where a
+    # closed form exists (Distinct-n: expected counts), for ``at_k`` runs
+    # (:mod:`diveval.meta.at_k`): ``at_k(sets, K, **fixed, **options) -> Score``. None: an at-K run
+    # averages seeded draws of K responses per set instead.
+    at_k: Callable[..., Score] | None = None
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         """Run-wide options this metric does not take are ignored (they are for the other metrics
@@ -152,6 +158,19 @@ def _default_of(fn: Callable[..., Any], name: str, fallback: Any) -> Any:
     if param is None or param.default is inspect.Parameter.empty or param.default is None:
         return fallback
     return param.default
+
+
+def pair_mean_at_k(compute: Callable[..., Score]) -> Callable[..., Score]:
+    """The ``at_k`` form of a metric whose set value is a mean over the set's pairs of responses
+    (cosine diversity, Sent-BERT): each pair is equally likely to be in a random K-subset, so the
+    expectation over K-subsets (K >= 2) is the mean over all pairs, the set's own value."""
+
+    def at_k(sets: Any, k: int, **options: Any) -> Score:
+        if k < 2:
+            raise InputError(f"a mean over pairs of responses needs K of at least 2, got {k}")
+        return compute(sets, **options)
+
+    return at_k
 
 
 METRICS: dict[str, Metric] = {}

@@ -20,6 +20,7 @@ EPILOG = """examples:
   diveval score responses.txt --metric ead --vocab tokenizer --tokenizer bert
   diveval score items.jsonl -m ref-bleu-4 --reduction max   {"response": ..., "references": [...]}
   diveval score responses.txt -m mattr --join sorted   joined in code-point order, not as given
+  diveval score sets.jsonl --by system --at-k 5    every set-level metric at 5 responses per set
 """
 
 
@@ -49,6 +50,7 @@ def add_parser(sub):
     add_option_flags(
         p, "tokenizer", "lowercase", "join", "vocab", "aligner", "reduction", "smoothing", "variant"
     )
+    add_option_flags(p, "at_k", "at_k_draws", "at_k_seed")
     p.add_argument(
         "--items",
         nargs="?",
@@ -163,6 +165,10 @@ def run(args) -> int:
         )
     if args.report and not args.report.lower().endswith((".html", ".htm")):
         raise InputError("the report is an HTML file: name it FILE.html", args.report)
+    if (args.at_k_draws is not None or args.at_k_seed is not None) and args.at_k is None:
+        raise InputError("--at-k-draws and --at-k-seed go with --at-k K")
+    if args.at_k is not None and (args.level or args.memory or args.shard or args.state):
+        raise InputError("--at-k goes with a whole run: not with --level, --memory or --shard")
     if args.level:
         if args.memory or args.shard or args.state or args.by or isinstance(args.items, str):
             raise InputError("--level runs alone: not with --by, --items FILE, --shard, --memory")

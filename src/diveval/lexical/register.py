@@ -13,12 +13,13 @@ published definitions), in code-point order with the ``join="sorted"`` option (C
 
 from __future__ import annotations
 
-from ..registry import Metric, register_all
+from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import SETS
 from .compression import compression_ratio, pos_compression_ratio
 from .cosine import cosine_diversity
 from .distinct import avg_distinct, distinct
 from .ead import ead, joined_warnings
+from .expected import avg_distinct_at, distinct_at
 from .gem import cond_entropy, entropy, intra_distinct, msttr, unique_ngrams
 from .gem_state import gem_ngram_state, intra_distinct_state
 from .ngram_state import ngram_metric_state
@@ -41,6 +42,7 @@ CORE = [
             direction="higher",
             citation="Li et al. 2016",
             state=ngram_metric_state("distinct", n),
+            at_k=distinct_at,
         )
         for n in range(1, 6)
     ),
@@ -54,6 +56,7 @@ CORE = [
         reference="Tevet & Berant's published per-set values (metric_AveragedDistinctNgrams), to 3"
         " decimals",
         state=ngram_metric_state("avg-distinct", 5),
+        at_k=avg_distinct_at,
     ),
     Metric(
         "ead",
@@ -92,6 +95,7 @@ CORE = [
         citation="Tevet & Berant 2021",
         reference="Tevet & Berant's published per-set values (metric_AveragedCosineSimilarity), to"
         " 3 decimals",
+        at_k=pair_mean_at_k(cosine_diversity),
     ),
     Metric(
         "self-bleu",

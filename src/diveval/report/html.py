@@ -319,6 +319,7 @@ def _curves_section(r: Report) -> str:
             f"<h3>{escape(metric)} (distinct@k)</h3>" + svg.legend(names) + _figure(chart, table)
         )
     parts += [_profile_part(metric, per_system) for metric, per_system in c.profiles.items()]
+    parts += [_rarefaction_part(name, per_system) for name, per_system in c.rarefaction.items()]
     for run in c.length_bias:
         metrics = list(run["metrics"])
         lengths = run["lengths"]
@@ -433,6 +434,67 @@ def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -
 def _count(n: Any, noun: str) -> str:
     """counted() of a count read from a file, which may be missing."""
     return counted(n, noun) if isinstance(n, int) else f"? {noun}s"
+
+
+_RAREFACTION_Y = {
+    "classes-richness": "distinct answers (equivalence classes)",
+    "classes-shannon": "exp(entropy over classes)",
+    "classes-simpson": "inverse Simpson over classes",
+}
+
+
+def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
+    """A rarefaction / extrapolation curve per system (`diveval rarefy`): the expected measure at
+    m responses per prompt, rarefied below the sets' size and extrapolated above it."""
+    names = list(per_system)
+    curves = {s: per_system[s]["curve"] for s in names}
+    series = [
+        (s, curves[s]["sizes"], curves[s]["value"], curves[s]["low"], curves[s]["high"])
+        for s in names
+    ]
+    desc = "; ".join(
+        f"{s}: observed {per_system[s].get('observed', math.nan):.3f} at "
+        f"{curves[s]['observed']:g} responses, asymptote {curves[s]['asymptote']:.3f}"
+        for s in names
+    )
+    ylabel = _RAREFACTION_Y.get(name, f"distinct {name.split('-richness')[0]}")
+    chart = svg.lines(
+        series,
+        f"{name}: rarefaction and extrapolation, mean over prompts, per system",
+        desc,
+        "m (responses per prompt)",
+        ylabel,
+        _ident("rarefaction-" + name),
+    )
+    sizes = sorted({m for s in names for m in curves[s]["sizes"]})
+    head = '<th scope="col">m</th>' + "".join(f'<th scope="col">{escape(s)}</th>' for s in names)
+    body = ""
+    for m in sizes:
+        cells = ""
+        for s in names:
+            c = curves[s]
+            i = c["sizes"].index(m) if m in c["sizes"] else None
+            text = (
+                "–"
+                if i is None
+                else f'{_n(c["value"][i], 3)} <span class="ci">[{_n(c["low"][i], 2)}, '
+                f"{_n(c['high'][i], 2)}]</span>"
+            )
+            cells += f'<td class="num">{text}</td>'
+        body += f'<tr><th scope="row">{m:g}</th>{cells}</tr>'
+    table = (
+        f"<table><caption>{escape(name)}: estimate and {curves[names[0]]['confidence']:.0%} "
+        f"bootstrap interval at each m</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+    observed = ", ".join(f"{escape(s)} {curves[s]['observed']:g}" for s in names)
+    return (
+        f"<h3>{escape(name)} (rarefaction and extrapolation)</h3>"
+        "<p>The expected number at m responses per prompt: below the responses sampled (mean "
+        f"per prompt: {observed}) the exact expectation over subsets, above it Chao et al. "
+        "(2014)'s extrapolation, reliable up to about twice the sample; bands: their bootstrap "
+        "interval of the mean over prompts.</p>" + svg.legend(names) + _figure(chart, table)
+    )
 
 
 def _slope(t: dict[str, float] | None) -> str:

@@ -79,6 +79,8 @@ class Collected:
     curves: dict[str, dict[str, list[dict[str, float]]]] = field(default_factory=dict)
     # diversity profiles (Hill numbers over the order q): {metric: {system: [(q, value), ...]}}
     profiles: dict[str, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)
+    # rarefaction / extrapolation curves (`diveval rarefy`): {measure-order: {system: curve}}
+    rarefaction: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     levels: list[dict[str, Any]] = field(default_factory=list)
     # `score --by SYSTEM --across --json`: alpha / beta / gamma and the systems' similarity matrix
     across: list[dict[str, Any]] = field(default_factory=list)
@@ -345,13 +347,16 @@ def add_run(out: Collected, path: str, data: dict[str, Any], known: set[str]) ->
         out.by = data.get("by")
     else:
         groups = {ALL: {"items": data.get("items"), "scores": data["scores"]}}
+        if data.get("rarefaction"):
+            groups[ALL]["rarefaction"] = data["rarefaction"]
     out.setting = data.get("setting", out.setting)
     for group, body in groups.items():
         scores = body.get("scores") if isinstance(body, dict) else None
         if not isinstance(scores, dict):
             raise InputError(f"group {group!r} has no scores", path)
-        if group in out.systems and out.systems[group]:
+        if group in out.systems and out.systems[group] and scores:
             raise InputError(f"system {group!r} is already in another input", path)
+        _add_rarefaction(out, str(group), body.get("rarefaction"), path)
         row = out.systems.setdefault(str(group), {})
         if isinstance(body.get("items"), int):
             out.sizes[str(group)] = body["items"]
@@ -384,6 +389,22 @@ def add_run(out: Collected, path: str, data: dict[str, Any], known: set[str]) ->
             if isinstance(labels, list) and labels and all(isinstance(x, list) for x in labels):
                 out._labels[str(group)] = labels
         out._json_items[str(group)] = {n: v for n, v in row.items() if v.items is not None}
+
+
+def _add_rarefaction(out: Collected, group: str, runs: Any, path: str) -> None:
+    """The curves of `diveval rarefy` (a list of measures, each with its curve), by measure."""
+    if not runs:
+        return
+    if not isinstance(runs, list):
+        raise InputError(f"group {group!r}: 'rarefaction' is not a list of curves", path)
+    names = {0: "richness", 1: "shannon", 2: "simpson"}
+    for r in runs:
+        c = r.get("curve") if isinstance(r, dict) else None
+        if not isinstance(c, dict) or not isinstance(c.get("sizes"), list):
+            raise InputError(f"group {group!r}: a rarefaction entry has no curve", path)
+        name = f"{r.get('measure')}-{names.get(r.get('q'), r.get('q'))}"
+        out.rarefaction.setdefault(name, {})[group] = r
+        out.sign(name, r.get("signature"))
 
 
 def _profile(details: dict[str, Any]) -> list[tuple[str, float]]:

@@ -16,7 +16,7 @@ The small functions below import the model code lazily (``import diveval`` stays
 from __future__ import annotations
 
 from ..errors import InputError
-from ..registry import Metric, register_all
+from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
@@ -186,6 +186,7 @@ MODEL_BACKED = [
         citation="Tevet & Berant 2021",
         reference="sentence-transformers encode() and the pairwise cosines computed directly, to "
         "1e-5",
+        at_k=pair_mean_at_k(_sent_bert),
     ),
 ]
 

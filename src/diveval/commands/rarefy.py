@@ -1,0 +1,163 @@
+"""`diveval rarefy INPUT`: rarefaction and extrapolation curves of a file of response sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InputError
+from ..io.readers import FORMATS
+from . import add_json_flag, help_formatter
+from .options import add_model_options, add_option_flags, metric_options
+
+EPILOG = """examples:
+  diveval rarefy sets.jsonl --judge bleu --at-k 50     distinct answers at 50 responses per prompt
+  diveval rarefy sets.jsonl --by system --measure classes --measure 2-grams --json
+  diveval rarefy sets.jsonl --by system --judge embedding --report rarefaction.html
+
+Measures: classes (equivalence classes under --judge, Hill numbers of order 0, 1, 2) and N-grams
+(distinct n-grams, counted once per response). Below a set's size the curve is the exact
+expectation over subsets, above it Chao et al. (2014)'s extrapolation; intervals are their
+bootstrap (copia's). Without --at-k the value is the asymptotic estimate (Chao1, estimated Hill).
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "rarefy",
+        help="rarefaction / extrapolation: distinct answers at k responses",
+        description="How many distinct answers (equivalence classes) or n-grams each system "
+        "would show at k responses per prompt, below or above the k it was sampled with "
+        "(Chao et al. 2014), with bootstrap intervals and a curve per system.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file of response sets")
+    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
+    p.add_argument(
+        "--field", "--column", dest="field", metavar="NAME", help="the field holding the responses"
+    )
+    p.add_argument(
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="NAME",
+        help="classes (default) or N-grams, e.g. 2-grams (repeatable)",
+    )
+    p.add_argument(
+        "--by", metavar="COLUMN", default=None, help="one curve per value of this field (system)"
+    )
+    p.add_argument("--report", metavar="FILE.html", default=None, help="also write the HTML report")
+    add_option_flags(p, "at_k", "rarefy_resamples", "rarefy_seed", "tokenizer", "lowercase")
+    add_model_options(p)
+    add_json_flag(p)
+    return p
+
+
+def run(args) -> int:
+    import json
+
+    from ..context import RunContext
+    from ..io.readers import locate, read_input
+    from ..meta.rarefy import parse_measure, rarefy
+
+    if args.report and not args.report.lower().endswith((".html", ".htm")):
+        raise InputError("the report is an HTML file: name it FILE.html", args.report)
+    measures = args.measures or ["classes"]
+    for m in measures:
+        parse_measure(m)  # a bad name before the input is read
+    data = read_input(args.input, args.format, args.field)
+    if data.setting != "sets":
+        raise InputError("rarefaction needs response sets (records with responses)", data.path)
+    options = metric_options(args)
+    at_k = options.pop("at_k", None)
+    options.pop("progress", None)
+    groups = _groups(data, args.by)
+    largest = max(len(s) for s in data.items)
+    from ..meta.rarefaction import default_sizes
+
+    sizes = default_sizes(largest, at_k)  # one grid for every system: their curves compare
+    context = RunContext(progress=True)
+    results: dict[Any, list] = {}
+    for name, index in groups.items():
+        part = [data.items[i] for i in index]
+        try:
+            results[name] = [
+                r
+                for m in measures
+                for r in rarefy(part, m, at_k=at_k, sizes=sizes, context=context, **options)
+            ]
+        except InputError as exc:
+            raise locate(exc, data, index) from None
+    bodies = {
+        ("all" if g is None else g): {
+            "items": len(groups[g]),
+            "scores": {},
+            "rarefaction": [r.to_dict() for r in rs],
+        }
+        for g, rs in results.items()
+    }
+    run: dict[str, Any] = {"input": args.input, "setting": "sets", "items": len(data.items)}
+    if args.by:
+        run.update(by=args.by, groups=bodies)
+    else:
+        run.update(scores={}, rarefaction=bodies["all"]["rarefaction"])
+    if args.json:
+        print(json.dumps(run, indent=2, ensure_ascii=False))
+    else:
+        _print_table(results, at_k)
+    if args.report:
+        _write_report(args, data, run)
+    return 0
+
+
+def _groups(data, by: str | None) -> dict:
+    """{value of the field ``by``: record indices}; one group (None) without it."""
+    if not by:
+        return {None: list(range(len(data.items)))}
+    records = data.records or []
+    if not records or by not in records[0]:
+        fields = sorted(k for k in (records[0] if records else {}) if k != "_line")
+        raise InputError(f"no field {by!r}; the records have {', '.join(fields) or 'none'}")
+    groups: dict = {}
+    for i, rec in enumerate(records):
+        if rec.get(by) is None:
+            raise InputError(f"no {by!r} value", data.path, rec.get("_line"))
+        groups.setdefault(str(rec[by]), []).append(i)
+    return groups
+
+
+def _print_table(results: dict, at_k: int | None) -> None:
+    where = f"at k = {at_k}" if at_k else "asymptote"
+    print(f"{'system':14s} {'measure':18s} {'observed':>9s} {where:>10s}  interval (95%)")
+    for group, rs in results.items():
+        for r in rs:
+            low, high = r.interval
+            print(
+                f"{'all' if group is None else str(group):14s} {r.name:18s} "
+                f"{r.curve.empirical:9.3f} {r.value:10.3f}  [{low:.3f}, {high:.3f}]"
+            )
+    signatures = dict.fromkeys(r.signature for rs in results.values() for r in rs)
+    for sig in signatures:
+        print(f"signature: {sig}")
+
+
+def _write_report(args, data, run: dict) -> None:
+    import os
+    import sys
+
+    from .report import build_report, write_report
+
+    text_key = "responses"
+    records = [
+        {**(data.records[i] if data.records else {}), text_key: item, "_line": data.line_of(i)}
+        for i, item in enumerate(data.items)
+    ]
+    report = build_report(
+        [],
+        runs=[run],
+        records=records,
+        sources=[args.input] if os.path.isfile(args.input) else [],
+        command="diveval " + " ".join(sys.argv[1:]) if sys.argv[1:] else "",
+    )
+    size = write_report(report, args.report)
+    print(f"diveval: wrote {args.report} ({size / 1e6:.2f} MB)", file=sys.stderr)
