@@ -75,6 +75,8 @@ def run(args) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         for test, size, kind, rel, task in FILES:
             path = DATA / rel
+            if args.only and not any(part in rel for part in args.only):
+                continue
             if not path.exists():
                 print(f"missing {path}: skipped", file=sys.stderr)
                 continue
@@ -125,6 +127,8 @@ def run(args) -> dict:
                 }
             )
             print(f"{path.name}: {res.n} sets, {len(rows)} metrics, {seconds:.0f} s", flush=True)
+            if args.partial:  # what is done so far survives a killed run
+                Path(args.partial).write_text(json.dumps({"files": files}, indent=1) + "\n")
     return {
         "about": "diveval meta agreement on Tevet & Berant's (2021) diversity-eval files; "
         "written by benchmarks/agreement.py",
@@ -184,6 +188,7 @@ def page(board: dict) -> str:
         " the machine was shared), offline models, diveval "
         f"{board['diveval']}"
         + (f", first {board['max_sets']} sets of each file" if board["max_sets"] else "")
+        + (f", in {board['parts']} processes side by side" if board.get("parts") else "")
         + ".",
         "",
         "## Recommended measures",
@@ -292,6 +297,23 @@ def reading(board: dict) -> list[str]:
     return out
 
 
+def joined(paths: list[str]) -> dict:
+    """One board from the boards of parts run side by side: files in the usual order, the wall
+    clock of the slowest part (they ran at the same time), the CPU time of all."""
+    boards = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+    order = {rel.split("/")[-1]: i for i, (_, _, _, rel, _) in enumerate(FILES)}
+    files = sorted((f for b in boards for f in b["files"]), key=lambda f: order[f["file"]])
+    out = dict(boards[0])
+    out.update(
+        files=files,
+        seconds=max(b["seconds"] for b in boards),
+        cpu_seconds=round(sum(b["cpu_seconds"] for b in boards), 1),
+        load_average=max(b["load_average"] for b in boards),
+        parts=len(boards),
+    )
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--max-sets", type=int, default=None, help="first N sets of each file")
@@ -301,8 +323,16 @@ def main(argv=None) -> int:
     p.add_argument("--no-write", action="store_true", help="print, write nothing")
     p.add_argument("--json-out", default=str(JSON_OUT))
     p.add_argument("--md-out", default=str(MD_OUT))
+    p.add_argument("--only", action="append", help="only the files whose path holds this text")
+    p.add_argument("--partial", default=None, help="rewrite this JSON after every file")
+    p.add_argument(
+        "--from-json",
+        nargs="+",
+        default=None,
+        help="no run: join these boards (runs of parts in parallel processes) and write the page",
+    )
     args = p.parse_args(argv)
-    board = run(args)
+    board = joined(args.from_json) if args.from_json else run(args)
     print(
         f"total {board['seconds']:.0f} s wall, {board['cpu_seconds']:.0f} s CPU, "
         f"{board['cores']} cores, load {board['load_average']}"
