@@ -159,7 +159,8 @@ def _title(f) -> str:
 
 
 def _anchor(f) -> str:
-    return f"{f['test']}-{f['sets']}-{f['task']}".lower().replace("_", "-")
+    """The heading's id as mkdocs' toc makes it (lower case, spaces to "-", "_" kept)."""
+    return _title(f).lower().replace(" ", "-")
 
 
 def page(board: dict) -> str:
@@ -214,7 +215,7 @@ def page(board: dict) -> str:
     lines += ["## Per file", ""]
     lines += [f"- [{_title(f)}](#{_anchor(f)}) ({f['n']} sets)" for f in board["files"]]
     for f in board["files"]:
-        lines += ["", f"### {_title(f)} {{#{_anchor(f)}}}", ""]
+        lines += ["", f"### {_title(f)}", ""]
         head = "| rank | metric | family | ρ [95%] |" + (" OCA [95%] |" if f["binary"] else "")
         lines += [head, "|---|---|---|---|" + ("---|" if f["binary"] else "")]
         rows = sorted(

@@ -274,3 +274,33 @@ def test_recommend_reads_the_board():
     assert recommend(board, "content")[0]["metric"] == "b"
     with pytest.raises(InputError):
         recommend(board, "style")
+
+
+def test_the_published_leaderboard_feeds_recommended_and_the_metric_pages(capsys):
+    import importlib.util
+
+    from diveval.meta.agreement import KINDS, LEADERBOARD, load_leaderboard
+
+    if not LEADERBOARD.exists():
+        pytest.skip("no leaderboard written yet (benchmarks/agreement.py)")
+    board = load_leaderboard()
+    assert len(board["files"]) == 9 and not board["max_sets"]
+    assert main(["metrics", "--recommended", "--json"]) == 0
+    picks = json.loads(capsys.readouterr().out)
+    assert set(picks) == set(KINDS)
+    for rows in picks.values():
+        assert rows and all(len(r["evidence"]) == 3 for r in rows)
+        assert [r["mean_spearman"] for r in rows] == sorted(
+            (r["mean_spearman"] for r in rows), reverse=True
+        )
+    assert main(["metrics", "--recommended"]) == 0
+    assert "form diversity" in capsys.readouterr().out
+    root = LEADERBOARD.parents[3]
+    spec = importlib.util.spec_from_file_location(
+        "gen_pages_agreement", root / "docs" / "gen_pages.py"
+    )
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    lines = gen.agreement_section("distinct-2")
+    assert "## Agreement with people" in lines and "(../agreement.md)" in "\n".join(lines)
+    assert sum(1 for x in lines if x.startswith("| decTest") or x.startswith("| conTest")) == 9
