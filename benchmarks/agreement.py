@@ -192,6 +192,7 @@ def page(board: dict) -> str:
         + (f", in {board['parts']} processes side by side" if board.get("parts") else "")
         + ".",
         "",
+        *subset_note(board),
         "## Recommended measures",
         "",
     ]
@@ -239,6 +240,42 @@ def page(board: dict) -> str:
                 cells += f" {_cell(r['oca'], r['oca_interval'])} |"
             lines.append(cells)
     return "\n".join(lines) + "\n"
+
+
+def _full_sets(name: str) -> int | None:
+    """Sets in the whole shared file (to say what a subset run leaves out)."""
+    for _, _, _, rel, _ in FILES:
+        if rel.endswith(name) and (DATA / rel).exists():
+            with open(DATA / rel, encoding="utf-8", newline="") as f:
+                return sum(1 for _ in csv.DictReader(f))
+    return None
+
+
+def subset_note(board: dict) -> list[str]:
+    """A run on the first sets of each file says so, and what the whole run would cost."""
+    if not board.get("max_sets"):
+        return []
+    used = sum(f["n"] for f in board["files"])
+    full = sum(_full_sets(f["file"]) or f["n"] for f in board["files"])
+    # each file's share of the CPU time (by its share of the wall clock), scaled to its whole size:
+    # decTest's sets of 10 (90 NLI pairs) cost more than conTest's sets of 5 (20 pairs)
+    wall = sum(f["seconds"] for f in board["files"]) or 1.0
+    scale = sum(
+        f["seconds"] / wall * (_full_sets(f["file"]) or f["n"]) / f["n"] for f in board["files"]
+    )
+    cpu_full = board["cpu_seconds"] * scale / 60
+    return [
+        '!!! warning "A subset"',
+        f"    These numbers come from the first {board['max_sets']} sets of each file ({used} of "
+        f"{full} sets), not the whole files: the intervals are wide and few differences are",
+        "    resolved. The shared development machine (load average above 15 on its 2 cores) did",
+        "    not leave time for the whole run; `nice python benchmarks/agreement.py` runs it and",
+        f"    rewrites this page. Scaled from this run's CPU time, the whole run costs about "
+        f"{cpu_full:.0f}",
+        f"    CPU minutes (about {cpu_full / 2:.0f} minutes on 2 free cores, model loading "
+        "included once per process).",
+        "",
+    ]
 
 
 def _mean(xs):
