@@ -182,14 +182,16 @@ def page(board: dict) -> str:
         "writes this page and `src/diveval/meta/agreement.json`). Intervals: "
         f"{board['files'][0]['bootstrap'] if board['files'] else ''}. **rank** is 1 + the number",
         "of rows whose ρ is higher by the paired bootstrap of the difference (same resampled sets",
-        "for both); rows with the same rank cannot be told apart on that file.",
+        "for both); rows with the same rank cannot be told apart on that file. The rank follows",
+        "the paired test, not the order of ρ: two metrics whose values move together are told",
+        "apart by a smaller difference than two unrelated ones.",
         "",
         f"Run: {board['seconds'] / 60:.1f} minutes wall clock ({board['cpu_seconds'] / 60:.1f} CPU"
         f" minutes) on {board['cores']} cores (load average {board['load_average']} at the end;"
         " the machine was shared), offline models, diveval "
         f"{board['diveval']}"
         + (f", first {board['max_sets']} sets of each file" if board["max_sets"] else "")
-        + (f", in {board['parts']} processes side by side" if board.get("parts") else "")
+        + (f", in {board['parts']} processes side by side" if board.get("parts", 1) > 1 else "")
         + ".",
         "",
         *subset_note(board),
@@ -335,20 +337,33 @@ def reading(board: dict) -> list[str]:
     return out
 
 
-def joined(paths: list[str]) -> dict:
+def joined(paths: list[str], cpu_seconds=None, max_sets=None) -> dict:
     """One board from the boards of parts run side by side: files in the usual order, the wall
     clock of the slowest part (they ran at the same time), the CPU time of all."""
     boards = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
     order = {rel.split("/")[-1]: i for i, (_, _, _, rel, _) in enumerate(FILES)}
-    files = sorted((f for b in boards for f in b["files"]), key=lambda f: order[f["file"]])
-    out = dict(boards[0])
+    seen: dict[str, dict] = {}
+    for b in boards:  # a file run by two parts counts once
+        for f in b["files"]:
+            seen.setdefault(f["file"], f)
+    files = sorted(seen.values(), key=lambda f: order[f["file"]])
+    import diveval
+
+    out = {"diveval": diveval.__version__, "resamples": None, "max_sets": None}
+    out.update(boards[0])
+    # a part's --partial file holds its finished files only: its clock is theirs
     out.update(
         files=files,
-        seconds=max(b["seconds"] for b in boards),
-        cpu_seconds=round(sum(b["cpu_seconds"] for b in boards), 1),
-        load_average=max(b["load_average"] for b in boards),
+        seconds=max(b.get("seconds") or sum(f["seconds"] for f in b["files"]) for b in boards),
+        cpu_seconds=cpu_seconds
+        if cpu_seconds is not None
+        else round(sum(b.get("cpu_seconds", 0.0) for b in boards), 1),
+        load_average=round(max(b.get("load_average", os.getloadavg()[0]) for b in boards), 1),
+        cores=os.cpu_count(),
         parts=len(boards),
     )
+    if out["max_sets"] is None:
+        out["max_sets"] = max_sets
     return out
 
 
@@ -369,8 +384,14 @@ def main(argv=None) -> int:
         default=None,
         help="no run: join these boards (runs of parts in parallel processes) and write the page",
     )
+    p.add_argument(
+        "--cpu-seconds",
+        type=float,
+        default=None,
+        help="with --from-json: the parts' CPU time, where their files do not hold it",
+    )
     args = p.parse_args(argv)
-    board = joined(args.from_json) if args.from_json else run(args)
+    board = joined(args.from_json, args.cpu_seconds, args.max_sets) if args.from_json else run(args)
     print(
         f"total {board['seconds']:.0f} s wall, {board['cpu_seconds']:.0f} s CPU, "
         f"{board['cores']} cores, load {board['load_average']}"
