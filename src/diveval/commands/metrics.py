@@ -65,6 +65,8 @@ def run_recommended(args) -> int:
         "ρ: Spearman with the test's label; best: not beaten by another diveval metric (paired "
         "bootstrap) on most tasks. Leaderboard: docs/agreement.md (benchmarks/agreement.py)."
     )
+    if board.get("max_sets"):
+        blocks.append(f"(measured on the first {board['max_sets']} sets of each file)")
     print("\n".join(blocks))
     return 0
 
