@@ -306,3 +306,11 @@ def test_the_published_leaderboard_feeds_recommended_and_the_metric_pages(capsys
     lines = gen.agreement_section("distinct-2")
     assert "## Agreement with people" in lines and "(../agreement.md)" in "\n".join(lines)
     assert sum(1 for x in lines if x.startswith("| decTest") or x.startswith("| conTest")) == 9
+
+
+def test_help_has_an_example(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["meta", "agreement", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "example" in out and "OCA" in out
