@@ -348,6 +348,7 @@ def metric_page(
         for path, name in tests:
             by_file.setdefault(path, []).append(f"`{name}`")
         lines += [f"- `{path}`: {', '.join(names)}" for path, names in by_file.items()]
+    lines += agreement_section(metric.name)
     lines += [
         "",
         "Every registered metric also runs through `tests/test_common.py` in each setting it",
@@ -362,6 +363,54 @@ def metric_page(
         *identical_example(metric),
     ]
     return Page(f"metrics/{metric.name}.md", metric.name, "\n".join(lines))
+
+
+@lru_cache(maxsize=1)
+def _leaderboard() -> dict | None:
+    """The agreement leaderboard benchmarks/agreement.py wrote, None where there is none."""
+    from diveval.meta.agreement import LEADERBOARD
+
+    if not LEADERBOARD.exists():
+        return None
+    return json.loads(LEADERBOARD.read_text(encoding="utf-8"))
+
+
+def agreement_section(name: str) -> list[str]:
+    """The metric's own rows of the agreement leaderboard: rho and OCA per test and task."""
+    board = _leaderboard()
+    if board is None:
+        return []
+    found = [(f, r) for f in board["files"] for r in f["rows"] if r["metric"] == name]
+    if not found:
+        return []
+
+    def cell(v: Any, iv: Any) -> str:
+        if v is None:
+            return "-"
+        return f"{v:.2f}" + (f" [{iv[0]:.2f}, {iv[1]:.2f}]" if iv and iv[0] is not None else "")
+
+    lines = [
+        "",
+        "## Agreement with people",
+        "",
+        "Its Spearman ρ with Tevet & Berant's diversity label (decTest: sampling temperature, form",
+        "diversity; conTest: low or high content diversity, where OCA is the best one-threshold",
+        "accuracy) and its rank on each file; the whole table, the human score and the other",
+        "metrics: [the agreement leaderboard](../agreement.md).",
+        "",
+        "| test | task | ρ [95%] | OCA [95%] | rank |",
+        "|---|---|---|---|---|",
+    ]
+    for f, r in found:
+        test = f"{f['test']}-{f['sets']}"
+        if r.get("error"):
+            lines.append(f"| {test} | {f['task']} | failed: {_cell(r['error'])} | - | - |")
+            continue
+        lines.append(
+            f"| {test} | {f['task']} | {cell(r['spearman'], r['spearman_interval'])} | "
+            f"{cell(r['oca'], r['oca_interval'])} | {r['rank']} of {len(f['rows'])} |"
+        )
+    return lines
 
 
 def example(metric: Any, corpus: str) -> list[str]:

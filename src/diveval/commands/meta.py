@@ -69,8 +69,55 @@ def add_parser(sub):
     add_model_options(t)
     add_json_flag(t)
     t.set_defaults(meta_run=run_tevet)
+    add_agreement_parser(msub)
     p.set_defaults(meta_parser=p)
     return p
+
+
+AGREEMENT_EPILOG = """examples:
+  diveval meta agreement con_test_200_with_hds_resp_gen.csv
+  diveval meta agreement dec_test_200_with_hds_*.csv -m distinct-2 -m self-bleu -m SentBert --json
+
+Without -m: every registered metric that applies to response sets, and the file's own metric_*
+columns (the authors' metrics and, where collected, the human score abs_hds_mean). A metric that
+fails on a file keeps its row, which says why. rank: 1 + the number of metrics whose rho is higher
+by a paired bootstrap over sets (the interval of the difference above 0); equal ranks cannot be
+told apart on this file.
+"""
+
+
+def add_agreement_parser(msub) -> None:
+    from .options import add_bootstrap_options, add_model_options, add_option_flags
+
+    a = msub.add_parser(
+        "agreement",
+        help="which metric agrees with the diversity label: Spearman, OCA, paired ranks",
+        description="Tevet & Berant's test for many metrics at once: each metric's Spearman rho "
+        "with label_value and, for a 0/1 label, its optimal classification accuracy (OCA), "
+        "oriented by the metric's direction, each with a seeded bootstrap interval over sets; "
+        "ranks from paired bootstrap differences in rho.",
+        epilog=AGREEMENT_EPILOG,
+        formatter_class=help_formatter(),
+    )
+    a.add_argument(
+        "inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files"
+    )
+    a.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar="NAME",
+        help="a registered metric or a metric_* column (repeatable; default: all that apply)",
+    )
+    add_option_flags(a, "tokenizer", "lowercase", defaults={"tokenizer": "tevet"})
+    a.add_argument(
+        "--values", action="store_true", help="with --json: include per-set metric values"
+    )
+    add_bootstrap_options(a, fraction=1.0)
+    add_model_options(a)
+    add_json_flag(a)
+    a.set_defaults(meta_run=run_agreement)
 
 
 def run(args) -> int:
@@ -187,3 +234,85 @@ def _interval_text(value, interval) -> str:
     if not interval.ok:
         return f"{value:.2f} [n/a]"
     return f"{value:.2f} [{interval.low:.2f}, {interval.high:.2f}]"
+
+
+def run_agreement(args) -> int:
+    from ..errors import InputError
+    from ..meta.agreement import agreement
+    from ..report.progress import track
+    from .options import MODEL_OPTIONS, metric_options
+
+    if args.fraction != 1.0 or args.no_replace:
+        # the paired comparison and the ranks read every metric's resamples of the same sets
+        raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")
+    options = metric_options(args, *MODEL_OPTIONS)
+    results = []
+    for path in track(
+        args.inputs,
+        "agreement",
+        total=len(args.inputs),
+        enabled=None if len(args.inputs) > 1 else False,
+    ):
+        try:
+            results.append(
+                agreement(
+                    path,
+                    args.metrics,
+                    n_resamples=args.resamples or None,
+                    confidence=args.confidence,
+                    seed=args.seed,
+                    tokenizer=args.tokenizer,
+                    lowercase=args.lowercase,
+                    progress=len(args.inputs) == 1,
+                    **options,
+                )
+            )
+        except InputError as exc:
+            if exc.path is None:
+                raise InputError(exc.problem, path) from None
+            raise
+    if args.json:
+        rows = [r.to_dict(args.values) for res in results for r in res.rows]
+        files = [{k: v for k, v in res.to_dict().items() if k != "rows"} for res in results]
+        print(json.dumps({"files": files, "rows": rows}, indent=2))
+        return 0
+    print(format_agreement(results))
+    return 0
+
+
+def format_agreement(results) -> str:
+    """One table per file: metric, family, rho [interval], OCA [interval], rank; best first."""
+    import os
+
+    from ..report.tables import render_table
+
+    blocks = []
+    for res in results:
+        cols = ["metric", "family", "n", "Spearman ρ [95%]"]
+        if res.binary:
+            cols.append("OCA [95%]")
+        cols.append("rank")
+        order = sorted(
+            res.rows,
+            key=lambda r: (r.spearman is None, -(r.spearman or 0.0), r.metric),
+        )
+        table = []
+        for r in order:
+            if r.error:
+                cells = [r.metric, r.family, r.n or "-", f"failed: {r.error}"]
+                if res.binary:
+                    cells.append("-")
+                cells.append("-")
+            else:
+                cells = [r.metric, r.family, r.n, _interval_text(r.spearman, r.spearman_interval)]
+                if res.binary:
+                    cells.append(_interval_text(r.oca, r.oca_interval))
+                cells.append("-" if r.rank is None else r.rank)
+            table.append(cells)
+        blocks.append(render_table(os.path.basename(res.file), cols, table))
+        if res.bootstrap:
+            blocks.append(
+                f"intervals: {res.bootstrap}; rank = 1 + metrics with a higher rho by the "
+                "paired bootstrap of the difference"
+            )
+    return "\n".join(blocks)

@@ -12,8 +12,14 @@ def add_parser(sub):
         "metrics",
         help="list the available metrics",
         description="List every registered metric with its settings, options and description.",
-        epilog="example:\n  diveval metrics --json",
+        epilog="examples:\n  diveval metrics --json\n  diveval metrics --recommended",
         formatter_class=help_formatter(),
+    )
+    p.add_argument(
+        "--recommended",
+        action="store_true",
+        help="per kind of diversity (form: decTest, content: conTest), the measures that agree "
+        "best with Tevet & Berant's labels, with the evidence (the agreement leaderboard)",
     )
     add_json_flag(p)
     return p
@@ -29,10 +35,58 @@ def option_flags(names) -> tuple[list[str], list[str]]:
     return flags, fields
 
 
+def run_recommended(args) -> int:
+    from ..meta.agreement import KINDS, load_leaderboard, recommend
+    from ..report.tables import render_table
+
+    board = load_leaderboard()
+    picks = {kind: recommend(board, kind) for kind in KINDS}
+    if args.json:
+        print(json.dumps(picks, indent=2))
+        return 0
+    blocks = []
+    for kind, rows in picks.items():
+        table = []
+        for r in rows:
+            ev = "; ".join(
+                f"{e['task']} {e['spearman']:.2f} [{e['spearman_interval'][0]:.2f}, "
+                f"{e['spearman_interval'][1]:.2f}] #{e['registry_rank']}"
+                if e["spearman_interval"]
+                else f"{e['task']} {e['spearman']:.2f}"
+                for e in r["evidence"]
+            )
+            table.append(
+                (
+                    r["metric"],
+                    r["family"],
+                    f"{r['mean_spearman']:.2f}",
+                    "yes" if r["supported"] else "no",
+                    ev,
+                )
+            )
+        blocks.append(
+            render_table(
+                f"{kind} diversity ({KINDS[kind]})",
+                ["metric", "family", "mean ρ", "best", "ρ [95%] #rank among diveval's, per task"],
+                table,
+            )
+        )
+    blocks.append(
+        "ρ: Spearman with the test's label; best: not beaten by another diveval metric (paired "
+        "bootstrap) on most tasks. Leaderboard: docs/agreement.md (benchmarks/agreement.py)."
+    )
+    if board.get("max_sets"):
+        blocks.append(f"(measured on the first {board['max_sets']} sets of each file)")
+    print("\n".join(blocks))
+    return 0
+
+
 def run(args) -> int:
     from ..registry import all_metrics
     from ..report.tables import render_table
 
+    if getattr(args, "recommended", False):
+        return run_recommended(args)
     metrics = all_metrics()
     if args.json:
         print(

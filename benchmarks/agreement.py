@@ -1,0 +1,410 @@
+"""The agreement leaderboard: every metric against Tevet & Berant's labels, on every shared file.
+
+Runs ``diveval.meta.agreement`` (Spearman's rho with ``label_value``, OCA on the 0/1 conTest label,
+seeded bootstrap intervals over sets, ranks from paired bootstrap differences) for every registered
+metric that applies to sets and the authors' own ``metric_*`` columns (their metrics, and the human
+score absHDS where collected) on the nine files of ``../shared/data/diversity-eval``: conTest (200
+sets of 5 human responses, content diversity 0/1) and decTest with 200 and 1,000 sets (10 model
+responses, the sampling temperature: form diversity), for resp_gen, prompt_gen and story_gen.
+
+It writes the numbers, never the data:
+- ``src/diveval/meta/agreement.json``: every row (the package reads it for
+  ``diveval metrics --recommended``; the documentation generator reads it for each metric's page);
+- ``docs/agreement.md``: the leaderboard page.
+
+Model work (embeddings, NLI pairs) goes through the process-wide score caches, so a text or a pair
+shared by two files (half of decTest-200's sets are also in decTest-1000) is sent to a model once.
+
+    nice python benchmarks/agreement.py                     # the whole run (prints its time)
+    python benchmarks/agreement.py --max-sets 30 --resamples 200 --no-write   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+DATA = ROOT.parent / "shared" / "data" / "diversity-eval"
+TASKS = ("resp_gen", "prompt_gen", "story_gen")
+#: (test, sets, kind of diversity, path under DATA)
+FILES = [
+    *(("conTest", 200, "content", f"conTest/con_test_200_with_hds_{t}.csv", t) for t in TASKS),
+    *(("decTest", 200, "form", f"decTest/dec_test_200_with_hds_{t}.csv", t) for t in TASKS),
+    *(("decTest", 1000, "form", f"decTest/dec_test_1000_no_hds_{t}.csv", t) for t in TASKS),
+]
+JSON_OUT = ROOT / "src" / "diveval" / "meta" / "agreement.json"
+MD_OUT = ROOT / "docs" / "agreement.md"
+
+
+def _subset(path: Path, max_sets: int | None, folder: str) -> Path:
+    """The file itself, or its first ``max_sets`` rows in a temporary copy (development runs)."""
+    if not max_sets:
+        return path
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)[:max_sets]
+        fields = reader.fieldnames or []
+    out = Path(folder) / path.name
+    with open(out, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    return out
+
+
+def _r(v, d=3):
+    return None if v is None else round(float(v), d)
+
+
+def run(args) -> dict:
+    import diveval
+    from diveval.meta.agreement import agreement, ranked
+
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    files = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for test, size, kind, rel, task in FILES:
+            path = DATA / rel
+            if args.only and not any(part in rel for part in args.only):
+                continue
+            if not path.exists():
+                print(f"missing {path}: skipped", file=sys.stderr)
+                continue
+            t0 = time.perf_counter()
+            res = agreement(
+                _subset(path, args.max_sets, tmp),
+                args.metric or None,
+                n_resamples=args.resamples,
+                seed=0,
+                cache_dir=args.cache_dir,
+            )
+            seconds = time.perf_counter() - t0
+            # rank among the registered metrics alone: which of diveval's measures to report
+            reg = {r.metric: r for r in ranked([r for r in res.rows if r.source == "registry"])}
+            rows = []
+            for r in res.rows:
+                d = r.to_dict()
+                rows.append(
+                    {
+                        "metric": r.metric,
+                        "family": r.family,
+                        "source": r.source,
+                        "direction": r.direction,
+                        "n": r.n,
+                        "spearman": _r(d["spearman"]),
+                        "spearman_interval": [_r(x) for x in d["spearman_interval"] or []] or None,
+                        "oca": _r(d["oca"]),
+                        "oca_interval": [_r(x) for x in d["oca_interval"] or []] or None,
+                        "rank": r.rank,
+                        "registry_rank": reg[r.metric].rank if r.metric in reg else None,
+                        "signature": r.signature,
+                        "error": r.error,
+                        "seconds": _r(r.seconds, 2),
+                    }
+                )
+            files.append(
+                {
+                    "test": test,
+                    "sets": size,
+                    "kind": kind,
+                    "task": task,
+                    "file": path.name,
+                    "n": res.n,
+                    "binary": res.binary,
+                    "bootstrap": res.bootstrap,
+                    "seconds": round(seconds, 1),
+                    "rows": rows,
+                }
+            )
+            print(f"{path.name}: {res.n} sets, {len(rows)} metrics, {seconds:.0f} s", flush=True)
+            if args.partial:  # what is done so far survives a killed run
+                Path(args.partial).write_text(json.dumps({"files": files}, indent=1) + "\n")
+    return {
+        "about": "diveval meta agreement on Tevet & Berant's (2021) diversity-eval files; "
+        "written by benchmarks/agreement.py",
+        "diveval": diveval.__version__,
+        "max_sets": args.max_sets,
+        "resamples": args.resamples,
+        "seconds": round(time.perf_counter() - started, 1),
+        "cpu_seconds": round(time.process_time() - cpu_started, 1),
+        "cores": os.cpu_count(),
+        "load_average": round(os.getloadavg()[0], 1),
+        "files": files,
+    }
+
+
+# ------------------------------------------------------------------ the page
+
+
+def _cell(v, iv) -> str:
+    if v is None:
+        return "-"
+    if not iv or iv[0] is None:
+        return f"{v:.2f}"
+    return f"{v:.2f} [{iv[0]:.2f}, {iv[1]:.2f}]"
+
+
+def _title(f) -> str:
+    return f"{f['test']}-{f['sets']} {f['task']}"
+
+
+def _anchor(f) -> str:
+    """The heading's id as mkdocs' toc makes it (lower case, spaces to "-", "_" kept)."""
+    return _title(f).lower().replace(" ", "-")
+
+
+def page(board: dict) -> str:
+    from diveval.meta.agreement import KINDS, recommend
+
+    lines = [
+        "# Which metric agrees with people",
+        "",
+        "Tevet & Berant (EACL 2021) test a diversity metric against a *diversity parameter*: in",
+        "**conTest** crowd workers wrote sets of 5 responses with low or high **content** diversity",
+        "(a 0/1 label), in **decTest** a model sampled sets of 10 responses at a known temperature",
+        "(**form** diversity). A metric that tracks the kind of diversity correlates with the label",
+        "(Spearman's ρ) and, on conTest, separates the two classes with one threshold (OCA, the",
+        "optimal classification accuracy, read on the metric's own diverse side). The human score",
+        "(absHDS, the authors' crowd ratings) and the authors' own metrics (their `metric_*`",
+        "columns: BERT-large Sent-BERT, BERTScore, ...) are rows beside diveval's.",
+        "",
+        "Every number below is computed by `diveval meta agreement` (`benchmarks/agreement.py`",
+        "writes this page and `src/diveval/meta/agreement.json`). Intervals: "
+        f"{board['files'][0]['bootstrap'] if board['files'] else ''}. **rank** is 1 + the number",
+        "of rows whose ρ is higher by the paired bootstrap of the difference (same resampled sets",
+        "for both); rows with the same rank cannot be told apart on that file. The rank follows",
+        "the paired test, not the order of ρ: two metrics whose values move together are told",
+        "apart by a smaller difference than two unrelated ones.",
+        "",
+        f"Run: {board['seconds'] / 60:.1f} minutes wall clock ({board['cpu_seconds'] / 60:.1f} CPU"
+        f" minutes) on {board['cores']} cores (load average {board['load_average']} at the end;"
+        " the machine was shared), offline models, diveval "
+        f"{board['diveval']}"
+        + (f", first {board['max_sets']} sets of each file" if board["max_sets"] else "")
+        + (f", in {board['parts']} processes side by side" if board.get("parts", 1) > 1 else "")
+        + ".",
+        "",
+        *subset_note(board),
+        "## Recommended measures",
+        "",
+    ]
+    for kind in KINDS:
+        rec = recommend(board, kind)
+        lines += [f"**{kind}** diversity ({KINDS[kind]}):", ""]
+        lines += [
+            "| metric | family | mean ρ | per task: ρ [95%] (rank among diveval's) |",
+            "|---|---|---|---|",
+        ]
+        for r in rec:
+            ev = "; ".join(
+                f"{e['task']}: {_cell(e['spearman'], e['spearman_interval'])} (#{e['registry_rank']})"
+                for e in r["evidence"]
+            )
+            lines.append(
+                f"| [{r['metric']}](metrics/{r['metric']}.md) | {r['family']} | {r['mean_spearman']:.2f} | {ev} |"
+            )
+        lines.append("")
+    lines += ["## Reading", "", *reading(board), ""]
+    lines += ["## Per file", ""]
+    lines += [f"- [{_title(f)}](#{_anchor(f)}) ({f['n']} sets)" for f in board["files"]]
+    for f in board["files"]:
+        lines += ["", f"### {_title(f)}", ""]
+        head = "| rank | metric | family | ρ [95%] |" + (" OCA [95%] |" if f["binary"] else "")
+        lines += [head, "|---|---|---|---|" + ("---|" if f["binary"] else "")]
+        rows = sorted(
+            f["rows"], key=lambda r: (r["spearman"] is None, -(r["spearman"] or 0), r["metric"])
+        )
+        for r in rows:
+            name = (
+                f"[{r['metric']}](metrics/{r['metric']}.md)"
+                if r["source"] == "registry"
+                else f"`{r['source'][7:]}`"
+            )
+            if r["error"]:
+                err = r["error"].replace("|", "/")[:120]
+                lines.append(
+                    f"| - | {name} | {r['family']} | failed: {err} |"
+                    + (" - |" if f["binary"] else "")
+                )
+                continue
+            cells = f"| {r['rank']} | {name} | {r['family']} | {_cell(r['spearman'], r['spearman_interval'])} |"
+            if f["binary"]:
+                cells += f" {_cell(r['oca'], r['oca_interval'])} |"
+            lines.append(cells)
+    return "\n".join(lines) + "\n"
+
+
+def _full_sets(name: str) -> int | None:
+    """Sets in the whole shared file (to say what a subset run leaves out)."""
+    for _, _, _, rel, _ in FILES:
+        if rel.endswith(name) and (DATA / rel).exists():
+            with open(DATA / rel, encoding="utf-8", newline="") as f:
+                return sum(1 for _ in csv.DictReader(f))
+    return None
+
+
+def subset_note(board: dict) -> list[str]:
+    """A run on the first sets of each file says so, and what the whole run would cost."""
+    if not board.get("max_sets"):
+        return []
+    used = sum(f["n"] for f in board["files"])
+    full = sum(_full_sets(f["file"]) or f["n"] for f in board["files"])
+    # each file's share of the CPU time (by its share of the wall clock), scaled to its whole size:
+    # decTest's sets of 10 (90 NLI pairs) cost more than conTest's sets of 5 (20 pairs)
+    wall = sum(f["seconds"] for f in board["files"]) or 1.0
+    scale = sum(
+        f["seconds"] / wall * (_full_sets(f["file"]) or f["n"]) / f["n"] for f in board["files"]
+    )
+    cpu_full = board["cpu_seconds"] * scale / 60
+    return [
+        '!!! warning "A subset"',
+        f"    These numbers come from the first {board['max_sets']} sets of each file ({used} of "
+        f"{full} sets), not the whole files: the intervals are wide and few differences are",
+        "    resolved. The shared development machine (load average above 15 on its 2 cores) did",
+        "    not leave time for the whole run; `nice python benchmarks/agreement.py` runs it and",
+        f"    rewrites this page. Scaled from this run's CPU time, the whole run costs about "
+        f"{cpu_full:.0f}",
+        f"    CPU minutes (about {cpu_full / 2:.0f} minutes on 2 free cores, model loading "
+        "included once per process).",
+        "",
+    ]
+
+
+def _mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def reading(board: dict) -> list[str]:
+    """A few sentences read off the numbers (so they cannot drift from the table)."""
+    out = []
+    for kind, test in (("form", "decTest"), ("content", "conTest")):
+        fs = [
+            f
+            for f in board["files"]
+            if f["test"] == test and (test == "conTest" or f["sets"] == 1000)
+        ]
+        if not fs:
+            continue
+        fam: dict[str, list[float]] = {}
+        for f in fs:
+            for r in f["rows"]:
+                if r["source"] == "registry" and r["spearman"] is not None:
+                    fam.setdefault(r["family"], []).append(r["spearman"])
+        best = sorted(((max(v), k) for k, v in fam.items()), reverse=True)[:3]
+        mean_by = sorted(((sum(v) / len(v), k) for k, v in fam.items()), reverse=True)[:3]
+        out.append(
+            f"- **{kind}** ({test}{'-1000' if test == 'decTest' else ''}): the families with the "
+            "highest mean ρ over their metrics and tasks are "
+            + ", ".join(f"{k} ({m:.2f})" for m, k in mean_by)
+            + "; the best single rows reach "
+            + ", ".join(f"{m:.2f} ({k})" for m, k in best)
+            + "."
+        )
+    con = [f for f in board["files"] if f["test"] == "conTest"]
+    for f in con:
+        rows = {r["metric"]: r for r in f["rows"]}
+        human = rows.get("abs_hds_mean")
+        reg = [r for r in f["rows"] if r["source"] == "registry" and r["spearman"] is not None]
+        if not human or not reg or human["spearman"] is None:
+            continue
+        top = max(reg, key=lambda r: r["spearman"])
+        sent = rows.get("SentBert")
+        out.append(
+            f"- conTest {f['task']}: people (absHDS) ρ {human['spearman']:.2f}, OCA "
+            f"{human['oca']:.2f}, rank {human['rank']}; diveval's best, {top['metric']}, ρ "
+            f"{top['spearman']:.2f}, OCA {top['oca']:.2f}, rank {top['rank']}"
+            + (
+                f"; the authors' BERT-large Sent-BERT ρ {sent['spearman']:.2f}, rank {sent['rank']}"
+                if sent and sent["spearman"] is not None
+                else ""
+            )
+            + "."
+        )
+    failed = sorted({r["metric"] for f in board["files"] for r in f["rows"] if r["error"]})
+    if failed:
+        out.append(f"- Rows that failed (reason in the table): {', '.join(failed)}.")
+    return out
+
+
+def joined(paths: list[str], cpu_seconds=None, max_sets=None) -> dict:
+    """One board from the boards of parts run side by side: files in the usual order, the wall
+    clock of the slowest part (they ran at the same time), the CPU time of all."""
+    boards = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+    order = {rel.split("/")[-1]: i for i, (_, _, _, rel, _) in enumerate(FILES)}
+    seen: dict[str, dict] = {}
+    for b in boards:  # a file run by two parts counts once
+        for f in b["files"]:
+            seen.setdefault(f["file"], f)
+    files = sorted(seen.values(), key=lambda f: order[f["file"]])
+    import diveval
+
+    out = {"diveval": diveval.__version__, "resamples": None, "max_sets": None}
+    out.update(boards[0])
+    # a part's --partial file holds its finished files only: its clock is theirs
+    out.update(
+        files=files,
+        seconds=max(b.get("seconds") or sum(f["seconds"] for f in b["files"]) for b in boards),
+        cpu_seconds=cpu_seconds
+        if cpu_seconds is not None
+        else round(sum(b.get("cpu_seconds", 0.0) for b in boards), 1),
+        load_average=round(max(b.get("load_average", os.getloadavg()[0]) for b in boards), 1),
+        cores=os.cpu_count(),
+        parts=len(boards),
+    )
+    if out["max_sets"] is None:
+        out["max_sets"] = max_sets
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--max-sets", type=int, default=None, help="first N sets of each file")
+    p.add_argument("--resamples", type=int, default=1000)
+    p.add_argument("-m", "--metric", action="append", help="only these metrics (repeatable)")
+    p.add_argument("--cache-dir", default=None, help="the score cache's folder (SQLite)")
+    p.add_argument("--no-write", action="store_true", help="print, write nothing")
+    p.add_argument("--json-out", default=str(JSON_OUT))
+    p.add_argument("--md-out", default=str(MD_OUT))
+    p.add_argument("--only", action="append", help="only the files whose path holds this text")
+    p.add_argument("--partial", default=None, help="rewrite this JSON after every file")
+    p.add_argument(
+        "--from-json",
+        nargs="+",
+        default=None,
+        help="no run: join these boards (runs of parts in parallel processes) and write the page",
+    )
+    p.add_argument(
+        "--cpu-seconds",
+        type=float,
+        default=None,
+        help="with --from-json: the parts' CPU time, where their files do not hold it",
+    )
+    args = p.parse_args(argv)
+    board = joined(args.from_json, args.cpu_seconds, args.max_sets) if args.from_json else run(args)
+    print(
+        f"total {board['seconds']:.0f} s wall, {board['cpu_seconds']:.0f} s CPU, "
+        f"{board['cores']} cores, load {board['load_average']}"
+    )
+    text = page(board)
+    if args.no_write:
+        print(text)
+        return 0
+    Path(args.json_out).write_text(json.dumps(board, indent=1) + "\n", encoding="utf-8")
+    Path(args.md_out).write_text(text, encoding="utf-8")
+    print(f"wrote {args.json_out} and {args.md_out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
