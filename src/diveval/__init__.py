@@ -67,6 +67,7 @@ _LAZY = {
     "homogenization_bleu": "diveval.semantic.homogenization:homogenization_bleu",
     "equivalence_classes": "diveval.semantic.equivalence:equivalence_classes",
     "score_level": "diveval.meta.levels:score_level",
+    "compare": "diveval.meta.compare:compare",
 }
 
 __all__ = ["__version__", *_LAZY]
