@@ -31,8 +31,9 @@ def add_parser(sub):
         help="paired tests: is a candidate more diverse than the baseline?",
         description="For every metric and every candidate against the baseline, on the prompts "
         "both answered: the difference (candidate - baseline), its paired bootstrap interval, a "
-        "paired p-value (sign-flip permutation of per-prompt differences for per-set metrics, "
-        "paired bootstrap recomputing corpus metrics), and Holm-adjusted p-values over all rows.",
+        "paired p-value (a permutation test swapping the two systems' answers to random prompts: "
+        "the sign flip of per-prompt differences for per-set metrics, corpus metrics recomputed "
+        "from the swapped states), and Holm-adjusted p-values over all rows.",
         epilog=EPILOG,
         formatter_class=help_formatter(),
     )
@@ -64,8 +65,8 @@ def add_parser(sub):
         "--test",
         choices=cmp.TESTS,
         default=cmp.DEFAULT_TEST,
-        help="p-value of per-set metrics: sign-flip permutation (exact under A/A) or the paired "
-        "bootstrap; corpus metrics always use the paired bootstrap",
+        help="the p-value: paired permutation (swaps of the answers to a prompt; exact under A/A) "
+        "or the paired bootstrap (on DailyDialog++ A/A runs it rejects corpus EAD too often)",
     )
     g.add_argument("--resamples", type=int, default=cmp.DEFAULT_RESAMPLES, help="resamples")
     g.add_argument("--seed", type=int, default=cmp.DEFAULT_SEED, help="seed of every resample")

@@ -6,31 +6,37 @@ The unit is the *prompt*: both systems' responses to one prompt form a pair, so 
 prompt indices, the same for both systems, and differences are read per prompt.
 
 - A per-set metric (the sets setting) has one value per prompt. The interval is the percentile
-  interval of the paired bootstrap of the mean per-prompt difference. The default p-value is the
-  sign-flip permutation test of the per-prompt differences: under "the two systems are alike"
-  (an A/A comparison) each prompt's difference is as likely to be d as -d, so flipping signs at
-  random draws from the exact null distribution; it needs no centring of a bootstrap distribution
-  and keeps its level with few prompts (``test="bootstrap"`` gives the paired bootstrap's p-value
-  instead, as sacrebleu does).
+  interval of the paired bootstrap of the mean per-prompt difference.
 - A corpus metric (the corpus setting: one response per prompt, a number over all of them) has no
   per-prompt values; it is recomputed on every resample from the summed per-prompt *states*: for
   the n-gram family (pooled Distinct-n, avg-distinct, EAD) the n-gram totals add with the
   prompts' multiplicities and the distinct count is that of the union of the drawn prompts'
-  n-gram sets. Averaging per-prompt values of a corpus metric would be another metric. The
-  p-value is the paired bootstrap's: the resampled differences, shifted to mean 0 as the null
-  distribution, against the observed one. A resample repeats prompts, and a repeated prompt adds
-  n-grams but no new distinct ones, so resampled pooled values sit below the observed value; the
-  interval is therefore the resampled differences' percentiles shifted to centre on the observed
-  difference (``ci:shifted-percentile`` in the signature).
+  n-gram sets. Averaging per-prompt values of a corpus metric would be another metric. A
+  resample repeats prompts, and a repeated prompt adds n-grams but no new distinct ones, so
+  resampled pooled values sit below the observed value; the interval is therefore the resampled
+  differences' percentiles shifted to centre on the observed difference
+  (``ci:shifted-percentile`` in the signature).
+- The p-value, by default, is the paired permutation test (``test="permutation"``): under "the
+  two systems are alike" (A/A) the two answers to a prompt are exchangeable, so swapping them on
+  a random set of prompts draws from the exact null distribution of the difference. For a
+  per-set metric a swap flips the sign of the prompt's difference (the sign-flip test); a corpus
+  metric is recomputed from the swapped states (approximate randomization, which Riezler &
+  Maxwell 2005 found keeps its level where the bootstrap does not). It is exact over all 2**n
+  patterns when there are no more than the resamples, Monte Carlo otherwise. ``test="bootstrap"``
+  reads the p-value from the paired bootstrap instead (sacrebleu's rule: the resampled
+  differences, shifted to mean 0, against the observed one); on DailyDialog++ A/A runs it rejects
+  a corpus EAD too often (about 0.13 at alpha 0.05; ``benchmarks/compare.py``), because a
+  resample of prompts under-represents the spread of a pooled distinct count.
 - Two levels (``levels=2``), for responses that are samples of a model: each system's sets are
   also resampled within the prompt (responses with replacement, ``INNER_DRAWS`` times, scored
-  once), and each outer resample takes one inner draw per drawn prompt. Off by default: the
-  spread of per-prompt values across prompts already holds the within-prompt sampling variance
-  (the law of total variance), so one level is valid for i.i.d. prompts and a second level counts
-  that variance twice (Ren et al. 2010, "Nonparametric bootstrapping for hierarchical data");
-  and a set resampled with replacement repeats responses, which every diversity metric reads as
-  less diverse, so the inner draws also shift the values. Its intervals are therefore wider, on
-  purpose: the option is for a reader who wants the conservative answer.
+  once), and each outer resample takes one inner draw per drawn prompt; the p-value is then the
+  two-level bootstrap's. Off by default: the spread of per-prompt values across prompts already
+  holds the within-prompt sampling variance (the law of total variance), so one level is valid
+  for i.i.d. prompts and a second level counts that variance twice (Ren et al. 2010,
+  "Nonparametric bootstrapping for hierarchical data"); and a set resampled with replacement
+  repeats responses, which every diversity metric reads as less diverse, so the inner draws also
+  shift the values. Its intervals are therefore wider, on purpose: the option is for a reader
+  who wants the conservative answer.
 
 Every resample is drawn from ``numpy.random.default_rng`` seeded by (seed, pair), so reruns are
 byte-identical; every choice is in each row's signature.
@@ -51,8 +57,8 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 DEFAULT_ALPHA = 0.05
 DEFAULT_CONFIDENCE = 0.95
-TESTS = ("sign-flip", "bootstrap")
-DEFAULT_TEST = "sign-flip"
+TESTS = ("permutation", "bootstrap")
+DEFAULT_TEST = "permutation"
 LEVELS = (1, 2)
 DEFAULT_LEVELS = 1
 INNER_DRAWS = 20  # two levels: within-prompt resamples of each system's sets, scored once each
@@ -100,22 +106,31 @@ def _at_least(values: np.ndarray, observed: float) -> np.ndarray:
     return values >= observed - tol
 
 
-def sign_flip_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
-    """Two-sided p-value of the sign-flip permutation test of mean(diffs) = 0: exact over all
-    2**n sign vectors when there are no more than ``n_resamples`` of them, otherwise Monte Carlo
-    with the observed statistic counted among the draws, (1 + hits) / (1 + draws)."""
-    d = np.asarray(diffs, dtype=float)
-    n = d.size
-    observed = abs(float(d.mean()))
+def swaps(n: int, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """([draws, n] 0/1: which prompts swap the two systems' answers, exact): all 2**n patterns
+    when there are no more than ``n_resamples`` of them, else ``n_resamples`` random ones."""
+    if 2**n <= n_resamples:
+        return (np.arange(2**n)[:, None] >> np.arange(n)) & 1, True
+    return rng.integers(0, 2, size=(n_resamples, n), dtype=np.int8), False
+
+
+def permutation_p(stats: np.ndarray, observed: float, exact: bool) -> float:
+    """Two-sided p-value from the |difference| of each swap pattern: the share at least as large
+    as the observed one (exact), or (1 + hits) / (1 + draws) with the observed pattern counted
+    among random draws."""
     if observed == 0.0:
         return 1.0
-    if 2**n <= n_resamples:
-        bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
-        stats = np.abs((1 - 2 * bits) @ d) / n
-        return float(_at_least(stats, observed).mean())
-    signs = rng.integers(0, 2, size=(n_resamples, n), dtype=np.int8) * 2 - 1
-    stats = np.abs(signs @ d) / n
-    return float((1 + _at_least(stats, observed).sum()) / (n_resamples + 1))
+    hits = _at_least(np.abs(stats), abs(observed))
+    return float(hits.mean()) if exact else float((1 + hits.sum()) / (stats.size + 1))
+
+
+def sign_flip_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
+    """Two-sided p-value of the sign-flip permutation test of mean(diffs) = 0 (swapping the two
+    systems' answers to a prompt flips the sign of its difference): exact over all 2**n sign
+    vectors when there are no more than ``n_resamples`` of them, otherwise Monte Carlo."""
+    d = np.asarray(diffs, dtype=float)
+    pattern, exact = swaps(d.size, n_resamples, rng)
+    return permutation_p((1 - 2 * pattern.astype(float)) @ d / d.size, float(d.mean()), exact)
 
 
 def bootstrap_p(deltas: np.ndarray, observed: float) -> float:
@@ -408,6 +423,8 @@ def _check_choices(test: str, n_resamples: int, alpha: float, confidence: float,
 def _check_prompts(name: str, n: int, confidence: float) -> None:
     if n < 2:
         raise InputError(f"{name}: {n} prompt(s) in common with the baseline; a comparison needs 2")
+    if n > 20:  # C(2n-1, n) outgrows a float, and any confidence short of 1 - 1e-10
+        return
     distinct = math.comb(2 * n - 1, n)  # distinct bootstrap resamples of n prompts
     if distinct * (1 - confidence) < 2:
         raise InputError(
@@ -417,7 +434,7 @@ def _check_prompts(name: str, n: int, confidence: float) -> None:
 
 
 def _smallest_p(n: int, test: str, n_resamples: int) -> float:
-    if test == "sign-flip" and 2**n <= n_resamples:
+    if test == "permutation" and 2**n <= n_resamples:
         return 2.0 / 2**n
     return 1.0 / (n_resamples + 1)
 
@@ -538,7 +555,7 @@ def compare(
             draws = _inner_draws(s.items, np.random.default_rng([seed, 2, i]))
             inner[s.name] = [score(d, asked, **options) for d in draws]
 
-    test_name = test if setting == SETS and levels == 1 else "bootstrap"
+    test_name = test if levels == 1 else "bootstrap"
     choices = (
         f"compare:{test_name}|ci:percentile|B:{n_resamples}|seed:{seed}|alpha:{alpha:g}|"
         f"conf:{confidence:g}|adjust:{ADJUSTMENT}|levels:{levels}"
@@ -574,7 +591,7 @@ def compare(
                     )
                 else:
                     deltas = weights @ d / n
-                if test_name == "sign-flip":
+                if test_name == "permutation":
                     rng = np.random.default_rng([seed, 1, pair_no])
                     p = sign_flip_p(d, n_resamples, rng)
                 else:
@@ -591,13 +608,33 @@ def compare(
                         }
                     )
                     continue
-                tb = NgramTable([[base.items[i]] for i in bi], recipe.orders, recipe.tokenizer)
-                tc = NgramTable([[cand.items[j]] for j in ci], recipe.orders, recipe.tokenizer)
-                ones = np.ones((1, n))
-                values = (float(recipe.values(tb, ones)[0]), float(recipe.values(tc, ones)[0]))
+                # one table over both systems' answers: units 0..n-1 the baseline's, n..2n-1 the
+                # candidate's, so a resample or a swap is a weight vector over the 2n units
+                joint = NgramTable(
+                    [[base.items[i]] for i in bi] + [[cand.items[j]] for j in ci],
+                    recipe.orders,
+                    recipe.tokenizer,
+                )
+                zero, one = np.zeros((1, n)), np.ones((1, n))
+                values = (
+                    float(recipe.values(joint, np.hstack([one, zero]))[0]),
+                    float(recipe.values(joint, np.hstack([zero, one]))[0]),
+                )
                 observed = values[1] - values[0]
-                deltas = recipe.values(tc, weights) - recipe.values(tb, weights)
-                p = bootstrap_p(deltas, observed)
+                empty = np.zeros_like(weights)
+                deltas = recipe.values(joint, np.hstack([empty, weights])) - recipe.values(
+                    joint, np.hstack([weights, empty])
+                )
+                if test_name == "permutation":
+                    rng = np.random.default_rng([seed, 1, pair_no])
+                    pattern, exact = swaps(n, n_resamples, rng)
+                    kept = 1 - pattern
+                    stats = recipe.values(joint, np.hstack([pattern, kept])) - recipe.values(
+                        joint, np.hstack([kept, pattern])
+                    )
+                    p = permutation_p(stats, observed, exact)
+                else:
+                    p = bootstrap_p(deltas, observed)
                 # a resample repeats prompts, whose n-grams are then no longer new: the resampled
                 # values of a pooled distinct count sit below the observed one, so the interval
                 # is the resamples' spread about the observed difference, not their percentiles
