@@ -357,3 +357,16 @@ def test_corpus_permutation_p_equals_the_swapped_corpora_scored_one_by_one():
         hits += abs(value(sb) - value(sa)) >= abs(observed) - 1e-12
     assert row.difference == pytest.approx(observed, abs=1e-15)
     assert row.p_value == pytest.approx(hits / 2**n, abs=1e-15)
+
+
+def test_report_shows_the_comparison(tmp_path, capsys):
+    base, copy = _files(tmp_path)
+    assert main(["compare", base, copy, "-m", "distinct-1", "-m", "distinct-2", "--json"]) == 0
+    out = tmp_path / "cmp.json"
+    out.write_text(capsys.readouterr().out, encoding="utf-8")
+    page = tmp_path / "r.html"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert 'id="compare"' in html and "Paired comparisons" in html
+    assert "copy against base (baseline) on 40 shared prompts" in html
+    assert '<tr class="significant">' in html and "<strong>base</strong>" in html
