@@ -117,8 +117,7 @@ def timing(rows, n_prompts: int = 1000, k: int = 10, repeats: int = 1) -> float:
     for s in range(3):
         rng = np.random.default_rng([13, s])
         systems[f"sys{s}"] = {
-            str(i): [resp[j] for j in rng.permutation(len(resp))[:k]]
-            for i, resp in enumerate(pool)
+            str(i): [resp[j] for j in rng.permutation(len(resp))[:k]] for i, resp in enumerate(pool)
         }
     best = math.inf
     for _ in range(repeats):

@@ -31,7 +31,9 @@ WORDS = [f"w{i}" for i in range(400)]
 
 
 def _sets(rng, n, k, vocab=400, length=8):
-    return {f"p{i}": [" ".join(rng.choice(WORDS[:vocab], length)) for _ in range(k)] for i in range(n)}
+    return {
+        f"p{i}": [" ".join(rng.choice(WORDS[:vocab], length)) for _ in range(k)] for i in range(n)
+    }
 
 
 # -- Holm ------------------------------------------------------------------------------------------
@@ -120,9 +122,9 @@ def test_corpus_comparison_matches_the_registry_values_and_names_what_cannot_be_
     b = {k: v[0] for k, v in _sets(rng, 60, 1, vocab=60).items()}
     res = compare({"a": a, "b": b}, ["distinct-2", "self-bleu"])
     row, bleu = res.rows
-    assert row.baseline_value == pytest.approx(diveval.score(list(a.values()), ["distinct-2"])[
-        "distinct-2"
-    ].value)
+    assert row.baseline_value == pytest.approx(
+        diveval.score(list(a.values()), ["distinct-2"])["distinct-2"].value
+    )
     assert row.interval[0] <= row.difference <= row.interval[1]
     assert "ci:shifted-percentile" in row.signature and "compare:permutation" in row.signature
     assert bleu.p_value is None and "cannot be compared" in bleu.note
@@ -199,7 +201,7 @@ def test_a_a_rate_of_the_per_prompt_tests_on_synthetic_differences(which):
     runs, n = 1000, 40
     rng = np.random.default_rng(10)
     hits = 0
-    for r in range(runs):
+    for _ in range(runs):
         d = rng.exponential(1.0, n) * rng.choice([-1, 1], n)
         if which == "permutation":
             p = sign_flip_p(d, 500, rng)
@@ -314,8 +316,10 @@ def test_cli_by_system(tmp_path, capsys):
         for x in open(p, encoding="utf-8")
     ]
     one = _write(tmp_path / "both.jsonl", records)
-    assert main(["compare", one, "--by", "system", "--baseline", "base", "-m", "distinct-1",
-                 "--json"]) == 0
+    assert (
+        main(["compare", one, "--by", "system", "--baseline", "base", "-m", "distinct-1", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["comparison"]["baseline"] == "base" and out["rows"][0]["candidate"] == "tuned"
 
@@ -325,8 +329,10 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     rng = np.random.default_rng(0)
     k4 = _write(
         tmp_path / "k4.jsonl",
-        [{"id": f"q{i}", "responses": [f"a{j} {rng.integers(9)}" for j in range(4)]}
-         for i in range(40)],
+        [
+            {"id": f"q{i}", "responses": [f"a{j} {rng.integers(9)}" for j in range(4)]}
+            for i in range(40)
+        ],
     )
     assert main(["compare", base, k4]) == 2
     err = capsys.readouterr().err

@@ -49,8 +49,10 @@ def add_parser(sub):
         "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
     )
     p.add_argument(
-        "--baseline", metavar="NAME", default=None, help="with --by: the baseline system (default: "
-        "the first in the file)"
+        "--baseline",
+        metavar="NAME",
+        default=None,
+        help="with --by: the baseline system (default: the first in the file)",
     )
     p.add_argument(
         "--match",
@@ -225,7 +227,9 @@ def table(result: cmp.Comparison) -> str:
         title = f"{cand} vs {result.baseline} (baseline), {n} prompts in common, k = {s['k']}"
         body = []
         for r in rows:
-            iv = f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]" if r.interval else "-"
+            iv = (
+                f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]" if r.interval else "-"
+            )
             body.append(
                 [
                     r.metric + (" (lower = more diverse)" if r.direction == "lower" else ""),
@@ -241,8 +245,16 @@ def table(result: cmp.Comparison) -> str:
         blocks.append(
             render_table(
                 title,
-                ["metric", "baseline", "candidate", "difference", f"{conf} interval", "p",
-                 "p (Holm)", "more diverse"],
+                [
+                    "metric",
+                    "baseline",
+                    "candidate",
+                    "difference",
+                    f"{conf} interval",
+                    "p",
+                    "p (Holm)",
+                    "more diverse",
+                ],
                 body,
             )
         )

@@ -280,7 +280,9 @@ class System:
 
     def __post_init__(self) -> None:
         if len(self.keys) != len(self.items):
-            raise InputError(f"{self.name}: {len(self.keys)} prompt ids for {len(self.items)} items")
+            raise InputError(
+                f"{self.name}: {len(self.keys)} prompt ids for {len(self.items)} items"
+            )
         seen: set[str] = set()
         for key in self.keys:
             if key in seen:
@@ -504,14 +506,14 @@ def compare(
     (default: the lexical defaults of the inputs' setting). options: metric options (tokenizer,
     lowercase, vocab, ...), the same for every system.
 
-    >>> a = {"p1": ["a b", "a b"], "p2": ["c d", "c d"], "p3": ["e f", "e g"]}
-    >>> b = {"p1": ["a b", "x y"], "p2": ["c d", "z w"], "p3": ["e f", "h i"]}
-    >>> row = compare({"a": a, "b": b}, ["distinct-1"], confidence=0.5, n_resamples=200).rows[0]
-    >>> round(row.difference, 4), row.n_prompts
-    (0.3333, 3)
+    >>> a = {f"p{i}": ["a b", "a b"] for i in range(12)}
+    >>> b = {f"p{i}": ["a b", "c d"] for i in range(12)}
+    >>> row = compare({"a": a, "b": b}, ["distinct-1"]).rows[0]
+    >>> row.difference, row.significant, row.more_diverse
+    (0.5, True, 'b')
     """
-    from ..scale.local import score
     from ..registry import default_metrics, get_metric
+    from ..scale.local import score
 
     _check_choices(test, n_resamples, alpha, confidence, levels)
     if isinstance(systems, Mapping):
@@ -569,7 +571,7 @@ def compare(
         for m in rows_metrics:
             b_score = scored[base.name].get(m.name)
             c_score = scored[cand.name].get(m.name)
-            head = {"metric": m.name, "baseline": base.name, "candidate": cand.name}
+            head: dict[str, Any] = {"metric": m.name, "baseline": base.name, "candidate": cand.name}
             head.update(direction=m.direction, n_prompts=n)
             if b_score is None or c_score is None:
                 why = (scored[base.name].skipped | scored[cand.name].skipped).get(m.name, "")

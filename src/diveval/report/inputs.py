@@ -402,7 +402,9 @@ def _add_tevet(out: Collected, path: str, data: dict[str, Any], known: set[str])
 def _add_compare(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
     """``compare --json``: its settings and rows, kept as they are for the report's section."""
     rows = [r for r in data["rows"] if isinstance(r, dict)]
-    out.comparisons.append({"file": os.path.basename(path), "settings": data["comparison"], "rows": rows})
+    out.comparisons.append(
+        {"file": os.path.basename(path), "settings": data["comparison"], "rows": rows}
+    )
     for r in rows:
         out.sign(str(r.get("metric", "?")), r.get("signature"))
 
