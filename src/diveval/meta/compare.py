@@ -130,7 +130,7 @@ def sign_flip_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -
     vectors when there are no more than ``n_resamples`` of them, otherwise Monte Carlo."""
     d = np.asarray(diffs, dtype=float)
     pattern, exact = swaps(d.size, n_resamples, rng)
-    return permutation_p((1 - 2 * pattern.astype(float)) @ d / d.size, float(d.mean()), exact)
+    return permutation_p(matvec(1 - 2 * pattern.astype(float), d) / d.size, float(d.mean()), exact)
 
 
 def bootstrap_p(deltas: np.ndarray, observed: float) -> float:
@@ -165,54 +165,83 @@ class NgramTable:
     def __init__(
         self, texts: Sequence[Sequence[str]], orders: Iterable[int], tokenizer: Any
     ) -> None:
-        from scipy import sparse
-
-        from ..lexical.ngram_state import ngram_keys, token_hashes
-        from ..text.ngrams import ngram_starts
+        from ..lexical.ngram_state import token_hashes
         from ..text.prepared import encode_texts
 
         self.n_prompts = len(texts)
         flat = [t for group in texts for t in group]
-        owner = np.repeat(np.arange(self.n_prompts), [len(g) for g in texts])
-        tids = encode_texts(flat, tokenizer)
-        hashes = token_hashes(tids.vocab)
+        self._owner = np.repeat(np.arange(self.n_prompts), [len(g) for g in texts])
+        self._tids = encode_texts(flat, tokenizer)
+        self._hashes = token_hashes(self._tids.vocab)
         self.totals: dict[int, np.ndarray] = {}
         self.single: dict[int, np.ndarray] = {}
         self.shared: dict[int, Any] = {}
+        # (order, name of a weight matrix) -> counts: the metrics of one family share orders
+        self._memo: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._present: dict[str, np.ndarray] = {}
         for n in orders:
-            starts = ngram_starts(tids, n)
-            keys = ngram_keys(tids.ids, hashes, starts, n)
-            prompt = owner[np.searchsorted(tids.offsets, starts, side="right") - 1]
-            self.totals[n] = np.bincount(prompt, minlength=self.n_prompts).astype(float)
-            order = np.lexsort((prompt, keys))
-            k, p = keys[order], prompt[order]
-            first = np.ones(k.size, dtype=bool)  # first of each (key, prompt) run
-            first[1:] = (k[1:] != k[:-1]) | (p[1:] != p[:-1])
-            k, p = k[first], p[first]
-            new_key = np.ones(k.size, dtype=bool)
-            new_key[1:] = k[1:] != k[:-1]
-            key_id = np.cumsum(new_key) - 1
-            prompts_per_key = np.bincount(key_id)
-            alone = prompts_per_key[key_id] == 1
-            self.single[n] = np.bincount(p[alone], minlength=self.n_prompts).astype(float)
-            rows = np.unique(key_id[~alone], return_inverse=True)[1]
-            self.shared[n] = sparse.csr_matrix(
-                (np.ones(rows.size, dtype=np.float32), (rows, p[~alone])),
-                shape=(int(rows.max()) + 1 if rows.size else 0, self.n_prompts),
-            )
+            self._order(n)
 
-    def counts(self, n: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(distinct, total) n-grams of order n of each resample; ``weights`` [B, P]."""
-        total = weights @ self.totals[n]
-        present = (weights > 0).astype(np.float32)
-        distinct = present @ self.single[n]
+    def _order(self, n: int) -> None:
+        if n in self.totals:
+            return
+        from scipy import sparse
+
+        from ..lexical.ngram_state import ngram_keys
+        from ..text.ngrams import ngram_starts
+
+        tids = self._tids
+        starts = ngram_starts(tids, n)
+        keys = ngram_keys(tids.ids, self._hashes, starts, n)
+        prompt = self._owner[np.searchsorted(tids.offsets, starts, side="right") - 1]
+        self.totals[n] = np.bincount(prompt, minlength=self.n_prompts).astype(float)
+        order = np.lexsort((prompt, keys))
+        k, p = keys[order], prompt[order]
+        first = np.ones(k.size, dtype=bool)  # first of each (key, prompt) run
+        first[1:] = (k[1:] != k[:-1]) | (p[1:] != p[:-1])
+        k, p = k[first], p[first]
+        new_key = np.ones(k.size, dtype=bool)
+        new_key[1:] = k[1:] != k[:-1]
+        key_id = np.cumsum(new_key) - 1
+        prompts_per_key = np.bincount(key_id)
+        alone = prompts_per_key[key_id] == 1
+        self.single[n] = np.bincount(p[alone], minlength=self.n_prompts).astype(float)
+        rows = np.unique(key_id[~alone], return_inverse=True)[1]
+        self.shared[n] = sparse.csr_matrix(
+            (np.ones(rows.size, dtype=np.float32), (rows, p[~alone])),
+            shape=(int(rows.max()) + 1 if rows.size else 0, self.n_prompts),
+        )
+
+    def counts(
+        self, n: int, weights: np.ndarray, name: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(distinct, total) n-grams of order n of each resample; ``weights`` [B, P]; ``name``
+        names the weight matrix, so that metrics reading the same order share the counts."""
+        if name is not None and (n, name) in self._memo:
+            return self._memo[(n, name)]
+        self._order(n)
+        total = matvec(weights, self.totals[n])
+        present = self._present.get(name) if name is not None else None
+        if present is None:
+            present = np.ascontiguousarray((weights > 0).T, dtype=np.float32)  # [P, B]
+            if name is not None:
+                self._present[name] = present
+        distinct = matvec(present.T, self.single[n])
         shared = self.shared[n]
         if shared.shape[0]:
             step = max(1, 20_000_000 // shared.shape[0])  # bounds the dense [keys, step] block
-            for start in range(0, present.shape[0], step):
-                block = shared @ present[start : start + step].T
+            for start in range(0, present.shape[1], step):
+                block = shared @ present[:, start : start + step]
                 distinct[start : start + step] += (block > 0).sum(axis=0)
+        if name is not None:
+            self._memo[(n, name)] = (distinct, total)
         return distinct, total
+
+
+def matvec(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """a @ v without BLAS: a matrix-vector product of this size gains nothing from BLAS threads,
+    and on a busy machine their start-up cost 40 ms a call where einsum takes 0.2 ms."""
+    return np.einsum("ij,j->i", a, np.asarray(v, dtype=float))
 
 
 @dataclass(frozen=True)
@@ -228,9 +257,11 @@ class CorpusRecipe:
     def orders(self) -> list[int]:
         return list(range(1, self.n + 1)) if self.metric == "avg-distinct" else [self.n]
 
-    def values(self, table: NgramTable, weights: np.ndarray) -> np.ndarray:
+    def values(self, table: NgramTable, weights: np.ndarray, name: str | None = None) -> np.ndarray:
+        """The metric of each row of ``weights`` ([B, P] multiplicities of the prompts)."""
+
         def ratio(n: int) -> np.ndarray:
-            distinct, total = table.counts(n, weights)
+            distinct, total = table.counts(n, weights, name)
             return np.divide(distinct, total, out=np.zeros_like(distinct), where=total > 0)
 
         if self.metric == "distinct":
@@ -240,7 +271,7 @@ class CorpusRecipe:
         from ..lexical.ead import resolve_vocab_size
 
         size = float(resolve_vocab_size(self.vocab, self.tokenizer)[0]) ** self.n
-        distinct, total = table.counts(self.n, weights)
+        distinct, total = table.counts(self.n, weights, name)
         if size <= 1:
             expected = np.where(total > 0, 1.0, 0.0)
         else:
@@ -568,6 +599,8 @@ def compare(
     for pair_no, (cand, bi, ci) in enumerate(pairs):
         n = len(bi)
         weights = multiplicities(n, n_resamples, np.random.default_rng([seed, 0, pair_no]))
+        tables: dict[tuple, NgramTable] = {}
+        corpus_weights: dict[str, tuple[np.ndarray, bool]] = {}
         for m in rows_metrics:
             b_score = scored[base.name].get(m.name)
             c_score = scored[cand.name].get(m.name)
@@ -592,7 +625,7 @@ def compare(
                         np.random.default_rng([seed, 3, pair_no]),
                     )
                 else:
-                    deltas = weights @ d / n
+                    deltas = matvec(weights, d) / n
                 if test_name == "permutation":
                     rng = np.random.default_rng([seed, 1, pair_no])
                     p = sign_flip_p(d, n_resamples, rng)
@@ -611,30 +644,29 @@ def compare(
                     )
                     continue
                 # one table over both systems' answers: units 0..n-1 the baseline's, n..2n-1 the
-                # candidate's, so a resample or a swap is a weight vector over the 2n units
-                joint = NgramTable(
-                    [[base.items[i]] for i in bi] + [[cand.items[j]] for j in ci],
-                    recipe.orders,
-                    recipe.tokenizer,
-                )
-                zero, one = np.zeros((1, n)), np.ones((1, n))
-                values = (
-                    float(recipe.values(joint, np.hstack([one, zero]))[0]),
-                    float(recipe.values(joint, np.hstack([zero, one]))[0]),
-                )
-                observed = values[1] - values[0]
-                empty = np.zeros_like(weights)
-                deltas = recipe.values(joint, np.hstack([empty, weights])) - recipe.values(
-                    joint, np.hstack([weights, empty])
-                )
-                if test_name == "permutation":
-                    rng = np.random.default_rng([seed, 1, pair_no])
-                    pattern, exact = swaps(n, n_resamples, rng)
-                    kept = 1 - pattern
-                    stats = recipe.values(joint, np.hstack([pattern, kept])) - recipe.values(
-                        joint, np.hstack([kept, pattern])
+                # candidate's, so a resample or a swap is a weight vector over the 2n units; one
+                # per tokenizer, shared by the metrics of the pair (and their counts, by name)
+                key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
+                if key not in tables:
+                    tables[key] = NgramTable(
+                        [[base.items[i]] for i in bi] + [[cand.items[j]] for j in ci],
+                        recipe.orders,
+                        recipe.tokenizer,
                     )
-                    p = permutation_p(stats, observed, exact)
+                joint = tables[key]
+                if not corpus_weights:
+                    corpus_weights.update(_corpus_weights(weights, test_name, seed, pair_no))
+                cw = corpus_weights
+
+                def value(name: str) -> np.ndarray:
+                    return recipe.values(joint, cw[name][0], name)  # noqa: B023 (called here)
+
+                values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
+                observed = values[1] - values[0]
+                deltas = value("bootstrap-cand") - value("bootstrap-baseline")
+                if test_name == "permutation":
+                    stats = value("swap-cand") - value("swap-baseline")
+                    p = permutation_p(stats, observed, cw["swap-cand"][1])
                 else:
                     p = bootstrap_p(deltas, observed)
                 # a resample repeats prompts, whose n-grams are then no longer new: the resampled
@@ -691,6 +723,28 @@ def compare(
     return Comparison(
         rows, base.name, tuple(c.name for c in candidates), settings, unmatched, warnings
     )
+
+
+def _corpus_weights(
+    weights: np.ndarray, test: str, seed: int, pair_no: int
+) -> dict[str, tuple[np.ndarray, bool]]:
+    """The weight matrices over a pair's 2n units (baseline's answers, then the candidate's):
+    the observed corpora, the bootstrap resamples, and (permutation) the swapped corpora; with
+    each, whether its swaps are exhaustive."""
+    n = weights.shape[1]
+    zero, one, empty = np.zeros((1, n)), np.ones((1, n)), np.zeros_like(weights)
+    out = {
+        "observed-baseline": (np.hstack([one, zero]), False),
+        "observed-cand": (np.hstack([zero, one]), False),
+        "bootstrap-baseline": (np.hstack([weights, empty]), False),
+        "bootstrap-cand": (np.hstack([empty, weights]), False),
+    }
+    if test == "permutation":
+        pattern, exact = swaps(n, weights.shape[0], np.random.default_rng([seed, 1, pair_no]))
+        kept = 1 - pattern
+        out["swap-baseline"] = (np.hstack([kept, pattern]), exact)
+        out["swap-cand"] = (np.hstack([pattern, kept]), exact)
+    return out
 
 
 def _shown(ids: list[str]) -> str:
