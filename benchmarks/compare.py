@@ -133,6 +133,12 @@ def main() -> None:
     ap.add_argument("--prompts", type=int, default=300, help="contexts per run")
     ap.add_argument("--power-runs", type=int, default=100, help="runs per planted share")
     ap.add_argument("--plants", default="0.05,0.1,0.2", help="planted shares of the prompts")
+    ap.add_argument(
+        "--families",
+        default="sets-permutation,sets-bootstrap,corpus-permutation,corpus-bootstrap",
+        help="the A/A families to run (each seeded alone: a subset prints the same rates)",
+    )
+    ap.add_argument("--skip-power", action="store_true")
     ap.add_argument("--skip-timing", action="store_true")
     args = ap.parse_args()
     rows = contexts()
@@ -141,13 +147,23 @@ def main() -> None:
         f"A/A calibration on DailyDialog++ dev: {args.runs} runs x {args.prompts} prompts, "
         f"alpha 0.05 (2-sigma band for {args.runs} runs: {low:.3f}-{high:.3f})"
     )
-    families = [
-        ("per-set, permutation (sign flip; the default)", "sets", SETS_METRICS, "permutation"),
-        ("per-set, paired bootstrap", "sets", SETS_METRICS, "bootstrap"),
-        ("corpus, permutation of states (the default)", "corpus", CORPUS_METRICS, "permutation"),
-        ("corpus, paired bootstrap of states", "corpus", CORPUS_METRICS, "bootstrap"),
-    ]
-    for title, setting, metrics, test in families:
+    families = {
+        "sets-permutation": (
+            "per-set, permutation (sign flip; the default)",
+            "sets",
+            "permutation",
+        ),
+        "sets-bootstrap": ("per-set, paired bootstrap", "sets", "bootstrap"),
+        "corpus-permutation": (
+            "corpus, permutation of states (the default)",
+            "corpus",
+            "permutation",
+        ),
+        "corpus-bootstrap": ("corpus, paired bootstrap of states", "corpus", "bootstrap"),
+    }
+    for name in args.families.split(","):
+        title, setting, test = families[name]
+        metrics = SETS_METRICS if setting == "sets" else CORPUS_METRICS
         start = time.perf_counter()
         rates, fwer = calibrate(rows, args.runs, args.prompts, setting, metrics, test)
         family = float(np.mean(list(rates.values())))
@@ -158,15 +174,18 @@ def main() -> None:
         for m, rate in rates.items():
             flag = "" if low <= rate <= high else "  (outside the band)"
             print(f"  {m:14s} {rate:.3f}{flag}")
-    plants = [float(x) for x in args.plants.split(",")]
-    print(
-        f"\nPower: share of {args.power_runs} runs where B (planted) is found less diverse after "
-        f"Holm, {args.prompts} prompts"
-    )
+    plants = [] if args.skip_power else [float(x) for x in args.plants.split(",")]
+    if plants:
+        print(
+            f"\nPower: share of {args.power_runs} runs where B (planted) is found less diverse "
+            f"after Holm, {args.prompts} prompts"
+        )
     for title, setting, metrics in (
         ("per-set (one response of the set a copy of the other)", "sets", SETS_METRICS),
         ("corpus (the response a copy of another prompt's)", "corpus", CORPUS_METRICS),
     ):
+        if not plants:
+            break
         print(f"  {title}")
         print("    " + " " * 14 + "".join(f"  plant {p:>4.0%}" for p in plants))
         table = {p: power(rows, args.power_runs, args.prompts, setting, metrics, p) for p in plants}
