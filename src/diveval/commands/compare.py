@@ -146,9 +146,17 @@ def _names(paths: list[str]) -> list[str]:
 
 
 def _groups(data, by: str) -> dict[str, list[int]]:
-    from .score import _groups as score_groups
-
-    return {str(k): v for k, v in score_groups(data, by).items()}
+    """{system: item indices} of one file, in the order the systems first appear."""
+    if not data.records or any(by not in r for r in data.records):
+        fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
+        raise InputError(
+            f"--by {by}: not every record has this field; they have {', '.join(fields) or 'none'}",
+            data.path,
+        )
+    groups: dict[str, list[int]] = {}
+    for i, rec in enumerate(data.records):
+        groups.setdefault(str(rec[by]), []).append(i)
+    return groups
 
 
 def _prompt_text(rec: dict) -> str | None:
