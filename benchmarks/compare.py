@@ -18,7 +18,7 @@ family's rate is the mean of its metrics' rates), with the family-wise rate unde
 
 Power: the same draws with a planted difference in system B on a share of the prompts: one
 response of the set replaced by a copy of the other (sets), or the response replaced by a copy
-of another planted prompt's response (corpus). Printed: the share of runs where B is found less
+of another (unplanted) prompt's response (corpus). Printed: the share of runs where B is found less
 diverse (Holm-adjusted, alpha 0.05).
 
 Speed: ``compare`` on three systems x 1,000 prompts x 10 responses (DailyDialog++ dev's 5
@@ -70,9 +70,9 @@ def draw(rows: list[dict], n: int, rng: np.random.Generator, setting: str, plant
             a[key], b[key] = resp[order[0]], resp[order[1]]
     if setting == "corpus" and planted:
         keys = list(b)
-        donors = sorted(planted)
-        for j in donors:  # each planted prompt copies the response of another planted prompt
-            b[keys[j]] = b[keys[donors[(donors.index(j) + 1) % len(donors)]]]
+        others = [j for j in range(n) if j not in planted]
+        for j in sorted(planted):  # each planted response becomes a copy of an unplanted one
+            b[keys[j]] = b[keys[others[int(rng.integers(len(others)))]]]
     return a, b
 
 
@@ -139,6 +139,7 @@ def main() -> None:
         help="the A/A families to run (each seeded alone: a subset prints the same rates)",
     )
     ap.add_argument("--skip-power", action="store_true")
+    ap.add_argument("--power-settings", default="sets,corpus", help="sets, corpus or both")
     ap.add_argument("--skip-timing", action="store_true")
     args = ap.parse_args()
     rows = contexts()
@@ -161,7 +162,7 @@ def main() -> None:
         ),
         "corpus-bootstrap": ("corpus, paired bootstrap of states", "corpus", "bootstrap"),
     }
-    for name in args.families.split(","):
+    for name in filter(None, args.families.split(",")):
         title, setting, test = families[name]
         metrics = SETS_METRICS if setting == "sets" else CORPUS_METRICS
         start = time.perf_counter()
@@ -186,6 +187,8 @@ def main() -> None:
     ):
         if not plants:
             break
+        if setting not in args.power_settings.split(","):
+            continue
         print(f"  {title}")
         print("    " + " " * 14 + "".join(f"  plant {p:>4.0%}" for p in plants))
         table = {p: power(rows, args.power_runs, args.prompts, setting, metrics, p) for p in plants}
