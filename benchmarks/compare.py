@@ -18,8 +18,8 @@ family's rate is the mean of its metrics' rates), with the family-wise rate unde
 
 Power: the same draws with a planted difference in system B on a share of the prompts: one
 response of the set replaced by a copy of the other (sets), or the response replaced by a copy
-of another (unplanted) prompt's response (corpus). Printed: the share of runs where B is found less
-diverse (Holm-adjusted, alpha 0.05).
+of another (unplanted) prompt's response (corpus). Printed: the share of runs where B is found
+less diverse (Holm-adjusted, alpha 0.05).
 
 Speed: ``compare`` on three systems x 1,000 prompts x 10 responses (DailyDialog++ dev's 5
 positive and 5 adversarial responses, each system a different order of contexts' responses)
