@@ -68,6 +68,7 @@ _LAZY = {
     "equivalence_classes": "diveval.semantic.equivalence:equivalence_classes",
     "score_level": "diveval.meta.levels:score_level",
     "rarefy": "diveval.meta.rarefy:rarefy",
+    "compare": "diveval.meta.compare:compare",
 }
 
 __all__ = ["__version__", *_LAZY]

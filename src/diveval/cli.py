@@ -16,6 +16,7 @@ from ._version import __version__
 
 COMMANDS = [
     "score",
+    "compare",
     "merge",
     "metrics",
     "lsdscc",

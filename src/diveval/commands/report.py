@@ -22,7 +22,7 @@ EPILOG = """examples:
 INPUT: what these wrote (one or several files, recognised by their content): score --json (with
 --items for per-set values, --by for systems), score --items FILE, score --summary FILE,
 score --level --json, rarefy --json (a rarefaction curve per system), meta tevet --json,
-correlate --json, length-bias --json, rate export (OUTPUT, .sets.csv, .raters.csv), and the scored input itself (records with "responses") for the
+correlate --json, length-bias --json, compare --json, rate export (OUTPUT, .sets.csv, .raters.csv), and the scored input itself (records with "responses") for the
 sets' texts. The page needs nothing but itself: it opens from disk or from an e-mail attachment.
 """
 

@@ -722,6 +722,71 @@ def _card(x: SetRow, metric: str, system: str, missing: str = "") -> str:
     )
 
 
+def _compare_section(r: Report) -> str:
+    """`diveval compare --json`: each candidate against the baseline, significant rows marked,
+    a winner named only where the test says so."""
+    parts = []
+    for run in r.collected.comparisons:
+        st = run["settings"]
+        conf = st.get("confidence", 0.95)
+        for cand in st.get("candidates", []):
+            rows = [x for x in run["rows"] if x.get("candidate") == cand]
+            if not rows:
+                continue
+            body = ""
+            for x in rows:
+                iv = x.get("interval") or [None, None]
+                sig = bool(x.get("significant"))
+                winner = x.get("more_diverse") or ("not comparable" if x.get("note") else "–")
+                arrow = ARROWS.get(str(x.get("direction")), "")
+                mark = ' class="significant"' if sig else ""
+                body += (
+                    f'<tr{mark}><th scope="row">'
+                    f"{escape(str(x.get('metric')))} {arrow}</th>"
+                    + _num_td(x.get("baseline_value"))
+                    + _num_td(x.get("candidate_value"))
+                    + _num_td(x.get("difference"))
+                    + f"<td>[{_n(iv[0])}, {_n(iv[1])}]</td>"
+                    + _num_td(x.get("p_value"))
+                    + _num_td(x.get("p_adjusted"), _n(x.get("p_adjusted")) + (" *" if sig else ""))
+                    + f"<td>{'<strong>' if sig else ''}{escape(str(winner))}"
+                    f"{'</strong>' if sig else ''}</td></tr>"
+                )
+            n = rows[0].get("n_prompts", "?")
+            parts.append(
+                f'<table class="sortable"><caption>{escape(str(cand))} against '
+                f"{escape(str(st.get('baseline')))} (baseline) on {n} shared prompts; "
+                f"{escape(str(st.get('test')))} test, {escape(str(st.get('adjustment')))}, "
+                f"alpha {st.get('alpha')}; * significant after the adjustment</caption><thead><tr>"
+                + "".join(
+                    _th_sort(h)
+                    for h in (
+                        "metric",
+                        "baseline",
+                        "candidate",
+                        "difference",
+                        f"{conf:.0%} interval",
+                        "p",
+                        "p (Holm)",
+                        "more diverse",
+                    )
+                )
+                + f"</tr></thead><tbody>{body}</tbody></table>"
+            )
+        notes = [f"{x['metric']}: {x['note']}" for x in run["rows"] if x.get("note")]
+        if notes:
+            parts.append("<ul>" + "".join(f"<li>{escape(t)}</li>" for t in notes) + "</ul>")
+        parts.append(
+            f'<p class="muted">From <code>{escape(run["file"])}</code>: '
+            f"{st.get('resamples')} resamples, seed {st.get('seed')}, levels {st.get('levels')}, "
+            f"prompts matched by {escape(str(st.get('match')))}. The difference is candidate "
+            "minus baseline; ↑/↓: higher/lower is more diverse.</p>"
+        )
+    if not parts:
+        return ""
+    return _section("compare", "Paired comparisons", "".join(parts))
+
+
 def _provenance_section(r: Report) -> str:
     c = r.collected
     sig_rows = "".join(
@@ -806,6 +871,7 @@ def _figure(chart: str, table: str) -> str:
 def render(r: Report) -> str:
     sections = [
         _systems_section(r),
+        _compare_section(r),  # the decision between the systems, right below their numbers
         _agreement_section(r),
         _curves_section(r),
         _human_section(r),

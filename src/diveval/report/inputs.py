@@ -90,6 +90,7 @@ class Collected:
     human_systems: list[dict[str, Any]] = field(default_factory=list)
     human_sets: list[dict[str, Any]] = field(default_factory=list)
     raters: list[dict[str, Any]] = field(default_factory=list)
+    comparisons: list[dict[str, Any]] = field(default_factory=list)  # compare --json outputs
     signatures: dict[str, set[str]] = field(default_factory=dict)
     human: str = "human"
     # the JSON runs' per-group items, kept to align with the scored input's records
@@ -177,6 +178,8 @@ def _what(shape: str, data: Any) -> str:
 def kind_of(shape: str, data: Any) -> str | None:
     """The diveval output ``data`` is, from its keys or columns; None when it is none of them."""
     if shape == "object":
+        if isinstance(data.get("comparison"), dict) and isinstance(data.get("rows"), list):
+            return "compare"
         if "groups" in data and "by" in data:
             return "score-by"
         if "level" in data and isinstance(data.get("scores"), dict):
@@ -270,7 +273,7 @@ def collect(
             raise InputError(
                 f"not an output `diveval report` reads ({_what(shape, data)}); give what "
                 "score --json/--items/--summary/--level, meta tevet --json, correlate --json, "
-                "length-bias --json or rate export wrote",
+                "length-bias --json, compare --json or rate export wrote",
                 path,
             )
         digest, size = sha256_of(path)
@@ -480,6 +483,16 @@ def _add_tevet(out: Collected, path: str, data: dict[str, Any], known: set[str])
         for r in rows:
             out.tevet.append(dict(r, file=os.path.basename(source)))
             out.sign(r.get("metric", "?"), r.get("signature"))
+
+
+def _add_compare(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
+    """``compare --json``: its settings and rows, kept as they are for the report's section."""
+    rows = [r for r in data["rows"] if isinstance(r, dict)]
+    out.comparisons.append(
+        {"file": os.path.basename(path), "settings": data["comparison"], "rows": rows}
+    )
+    for r in rows:
+        out.sign(str(r.get("metric", "?")), r.get("signature"))
 
 
 def _add_correlate(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
@@ -700,6 +713,7 @@ _READERS: dict[str, Callable[[Collected, str, Any, set[str]], None]] = {
     "length-bias": _add_length_bias,
     "tevet": _add_tevet,
     "correlate": _add_correlate,
+    "compare": _add_compare,
     "summary": _add_summary,
     "rate-systems": _add_rate_systems,
     "rate-sets": _add_rate_sets,

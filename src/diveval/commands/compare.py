@@ -1,0 +1,278 @@
+"""`diveval compare BASELINE CANDIDATE...`: paired tests of every metric, candidates against the
+baseline (the logic is :mod:`diveval.meta.compare`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from ..errors import InputError
+from ..io.readers import FORMATS
+from ..meta import compare as cmp
+from . import add_json_flag, add_metric_flag, help_formatter
+from .options import add_model_options, add_option_flags, metric_options
+
+EPILOG = """examples:
+  diveval compare base.jsonl tuned.jsonl                      the lexical defaults, paired by id
+  diveval compare t07.jsonl t10.jsonl t13.jsonl -m distinct-2 -m self-bleu --json
+  diveval compare systems.jsonl --by system --baseline base   one file, a system field
+  diveval compare a.txt b.txt -m distinct-2                   line i of each file is prompt i
+
+Prompts are matched by the records' "id", else by their prompt text ("prompt", "context", ...),
+else by position; prompts only one input answered are named in a warning and left out.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "compare",
+        help="paired tests: is a candidate more diverse than the baseline?",
+        description="For every metric and every candidate against the baseline, on the prompts "
+        "both answered: the difference (candidate - baseline), its paired bootstrap interval, a "
+        "paired p-value (a permutation test swapping the two systems' answers to random prompts: "
+        "the sign flip of per-prompt differences for per-set metrics, corpus metrics recomputed "
+        "from the swapped states), and Holm-adjusted p-values over all rows.",
+        epilog=EPILOG,
+        formatter_class=help_formatter(),
+    )
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="the baseline, then the candidates (what `diveval score` reads); or one file with --by",
+    )
+    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
+    p.add_argument("--field", "--column", dest="field", metavar="NAME", help="the responses field")
+    p.add_argument(
+        "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        default=None,
+        help="with --by: the baseline system (default: the first in the file)",
+    )
+    p.add_argument(
+        "--match",
+        choices=cmp.MATCHES,
+        default=None,
+        help="how prompts are paired (default: id if every record has one, else prompt, else "
+        "position)",
+    )
+    add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
+    g = p.add_argument_group("the test")
+    g.add_argument(
+        "--test",
+        choices=cmp.TESTS,
+        default=cmp.DEFAULT_TEST,
+        help="the p-value: paired permutation (swaps of the answers to a prompt; exact under A/A) "
+        "or the paired bootstrap (on DailyDialog++ A/A runs it rejects corpus EAD too often)",
+    )
+    g.add_argument("--resamples", type=int, default=cmp.DEFAULT_RESAMPLES, help="resamples")
+    g.add_argument("--seed", type=int, default=cmp.DEFAULT_SEED, help="seed of every resample")
+    g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
+    g.add_argument(
+        "--confidence", type=float, default=cmp.DEFAULT_CONFIDENCE, help="interval confidence"
+    )
+    g.add_argument(
+        "--levels",
+        type=int,
+        choices=cmp.LEVELS,
+        default=cmp.DEFAULT_LEVELS,
+        help="1: resample prompts; 2: prompts, then the responses within each (conservative; "
+        "see the guide 'Comparing models')",
+    )
+    add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
+    add_model_options(p)
+    add_json_flag(p)
+    return p
+
+
+def run(args) -> int:
+    from ..io.readers import read_input
+
+    if args.by:
+        if len(args.inputs) != 1:
+            raise InputError("--by splits one file into systems: give one INPUT")
+    elif len(args.inputs) < 2:
+        raise InputError("compare needs a BASELINE and at least one CANDIDATE (or one file --by)")
+    if args.baseline and not args.by:
+        raise InputError("--baseline names a --by group; without --by the first INPUT is it")
+    parts: list[tuple[str, Any, list[int]]] = []
+    for path in args.inputs:
+        data = read_input(path, args.format, args.field)
+        note = data.skipped_note()
+        if note:
+            print(f"diveval: note: {note}", file=sys.stderr)
+        if args.by:
+            for name, index in _groups(data, args.by).items():
+                parts.append((name, data, index))
+        else:
+            parts.append((path, data, list(range(len(data.items)))))
+    names = _names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
+    match = args.match or _auto_match([(d, ix) for _, d, ix in parts])
+    systems = [_system(name, data, index, match) for name, (_, data, index) in zip(names, parts)]
+    result = cmp.compare(
+        systems,
+        args.metrics,
+        baseline=args.baseline,
+        test=args.test,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+        confidence=args.confidence,
+        levels=args.levels,
+        match=match,
+        **metric_options(args),
+    )
+    for w in result.warnings:
+        print(f"diveval: warning: {w}", file=sys.stderr)
+    if args.json:
+        out = {"inputs": list(args.inputs), **result.to_dict()}
+        if args.by:
+            out["by"] = args.by
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(table(result))
+    return 0
+
+
+def _names(paths: list[str]) -> list[str]:
+    """A system's name: its file name without the ending, or the path where two share one."""
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    return stems if len(set(stems)) == len(stems) else list(paths)
+
+
+def _groups(data, by: str) -> dict[str, list[int]]:
+    """{system: item indices} of one file, in the order the systems first appear."""
+    if not data.records or any(by not in r for r in data.records):
+        fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
+        raise InputError(
+            f"--by {by}: not every record has this field; they have {', '.join(fields) or 'none'}",
+            data.path,
+        )
+    groups: dict[str, list[int]] = {}
+    for i, rec in enumerate(data.records):
+        groups.setdefault(str(rec[by]), []).append(i)
+    return groups
+
+
+def _prompt_text(rec: dict) -> str | None:
+    from ..report.inputs import PROMPT_FIELDS
+
+    for f in PROMPT_FIELDS:
+        v = rec.get(f)
+        if isinstance(v, str):
+            return v
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            return "\n".join(v)
+    return None
+
+
+def _auto_match(parts) -> str:
+    """id where every record has one, else the prompt text, else the position."""
+    recs = [data.records[i] if data.records else {} for data, index in parts for i in index]
+    if recs and all(r.get("id") is not None for r in recs):
+        return "id"
+    if recs and all(_prompt_text(r) is not None for r in recs):
+        return "prompt"
+    return "position"
+
+
+def _system(name: str, data, index: list[int], match: str) -> cmp.System:
+    from ..sampling.records import sampling_signature
+
+    records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
+    if match == "id":
+        missing = [r.get("_line") for r in records if r.get("id") is None]
+        if missing:
+            raise InputError(f'--match id: no "id" in the record at line {missing[0]}', data.path)
+        keys = [str(r["id"]) for r in records]
+    elif match == "prompt":
+        keys = []
+        for r in records:
+            text = _prompt_text(r)
+            if text is None:
+                raise InputError("--match prompt: a record without a prompt", data.path, r["_line"])
+            keys.append(text)
+    else:
+        keys = [str(i + 1) for i in range(len(index))]
+    prompts = tuple(_prompt_text(r) for r in records) if match == "id" else None
+    try:
+        return cmp.System(
+            name,
+            tuple(keys),
+            [data.items[i] for i in index],
+            prompts,
+            sampling_signature(records),
+        )
+    except InputError as exc:
+        raise InputError(exc.problem, data.path) from None
+
+
+def _num(v: float | None, sign: bool = False) -> str:
+    if v is None:
+        return "-"
+    return f"{v:+.4f}" if sign else f"{v:.4f}"
+
+
+def _p(v: float | None) -> str:
+    return "-" if v is None else (f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}")
+
+
+def table(result: cmp.Comparison) -> str:
+    """One table per candidate; ``*`` marks a significant difference after Holm."""
+    from ..report.tables import render_table
+
+    s = result.settings
+    conf = f"{s['confidence']:.0%}"
+    blocks = []
+    for cand in result.candidates:
+        rows = [r for r in result.rows if r.candidate == cand]
+        n = rows[0].n_prompts if rows else 0
+        title = f"{cand} vs {result.baseline} (baseline), {n} prompts in common, k = {s['k']}"
+        body = []
+        for r in rows:
+            iv = (
+                f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]" if r.interval else "-"
+            )
+            body.append(
+                [
+                    r.metric + (" (lower = more diverse)" if r.direction == "lower" else ""),
+                    _num(r.baseline_value),
+                    _num(r.candidate_value),
+                    _num(r.difference, True),
+                    iv,
+                    _p(r.p_value),
+                    _p(r.p_adjusted) + (" *" if r.significant else ""),
+                    r.more_diverse or ("(not comparable)" if r.note else "no decision"),
+                ]
+            )
+        blocks.append(
+            render_table(
+                title,
+                [
+                    "metric",
+                    "baseline",
+                    "candidate",
+                    "difference",
+                    f"{conf} interval",
+                    "p",
+                    "p (Holm)",
+                    "more diverse",
+                ],
+                body,
+            )
+        )
+        blocks += [f"  {r.metric}: {r.note}" for r in rows if r.note]
+    blocks.append(
+        f"* significant at alpha {s['alpha']:g} after Holm's adjustment over "
+        f"{s['adjustment'].split(' over ')[-1]}; test: {s['test']}, {s['resamples']} resamples, "
+        f"seed {s['seed']}, levels {s['levels']}, prompts matched by {s['match']}.\n"
+        "'more diverse' names a system only where the test is significant."
+    )
+    sigs = {r.metric: r.signature for r in result.rows}
+    blocks += [f"{m}: {sig}" for m, sig in sigs.items()]
+    return "\n".join(blocks)

@@ -1,0 +1,769 @@
+"""Paired comparison of systems that answered the same prompts (Koehn 2004; sacrebleu's
+``--paired-bs``): for every metric and every candidate against the baseline, the difference, its
+interval, a p-value, and p-values adjusted across all rows by Holm (1979).
+
+The unit is the *prompt*: both systems' responses to one prompt form a pair, so resamples draw
+prompt indices, the same for both systems, and differences are read per prompt.
+
+- A per-set metric (the sets setting) has one value per prompt. The interval is the percentile
+  interval of the paired bootstrap of the mean per-prompt difference.
+- A corpus metric (the corpus setting: one response per prompt, a number over all of them) has no
+  per-prompt values; it is recomputed on every resample from the summed per-prompt *states*: for
+  the n-gram family (pooled Distinct-n, avg-distinct, EAD) the n-gram totals add with the
+  prompts' multiplicities and the distinct count is that of the union of the drawn prompts'
+  n-gram sets. Averaging per-prompt values of a corpus metric would be another metric. A
+  resample repeats prompts, and a repeated prompt adds n-grams but no new distinct ones, so
+  resampled pooled values sit below the observed value; the interval is therefore the resampled
+  differences' percentiles shifted to centre on the observed difference
+  (``ci:shifted-percentile`` in the signature).
+- The p-value, by default, is the paired permutation test (``test="permutation"``): under "the
+  two systems are alike" (A/A) the two answers to a prompt are exchangeable, so swapping them on
+  a random set of prompts draws from the exact null distribution of the difference. For a
+  per-set metric a swap flips the sign of the prompt's difference (the sign-flip test); a corpus
+  metric is recomputed from the swapped states (approximate randomization, which Riezler &
+  Maxwell 2005 found keeps its level where the bootstrap does not). It is exact over all 2**n
+  patterns when there are no more than the resamples, Monte Carlo otherwise. ``test="bootstrap"``
+  reads the p-value from the paired bootstrap instead (sacrebleu's rule: the resampled
+  differences, shifted to mean 0, against the observed one); on DailyDialog++ A/A runs it rejects
+  a corpus EAD too often (about 0.13 at alpha 0.05; ``benchmarks/compare.py``), because a
+  resample of prompts under-represents the spread of a pooled distinct count.
+- Two levels (``levels=2``), for responses that are samples of a model: each system's sets are
+  also resampled within the prompt (responses with replacement, ``INNER_DRAWS`` times, scored
+  once), and each outer resample takes one inner draw per drawn prompt; the p-value is then the
+  two-level bootstrap's. Off by default: the spread of per-prompt values across prompts already
+  holds the within-prompt sampling variance (the law of total variance), so one level is valid
+  for i.i.d. prompts and a second level counts that variance twice (Ren et al. 2010,
+  "Nonparametric bootstrapping for hierarchical data"); and a set resampled with replacement
+  repeats responses, which every diversity metric reads as less diverse, so the inner draws also
+  shift the values. Its intervals are therefore wider, on purpose: the option is for a reader
+  who wants the conservative answer.
+
+Every resample is drawn from ``numpy.random.default_rng`` seeded by (seed, pair), so reruns are
+byte-identical; every choice is in each row's signature.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..results import CORPUS, SETS
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 0
+DEFAULT_ALPHA = 0.05
+DEFAULT_CONFIDENCE = 0.95
+TESTS = ("permutation", "bootstrap")
+DEFAULT_TEST = "permutation"
+LEVELS = (1, 2)
+DEFAULT_LEVELS = 1
+INNER_DRAWS = 20  # two levels: within-prompt resamples of each system's sets, scored once each
+ADJUSTMENT = "holm"
+MATCHES = ("id", "prompt", "position")
+
+
+# -- Holm ---------------------------------------------------------------------------------------
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values: sorted ascending, the i-th smallest (1-based)
+    times m - i + 1, made non-decreasing by a running maximum, capped at 1. A hypothesis is
+    rejected at level alpha exactly when its adjusted p-value is <= alpha.
+
+    >>> holm([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * (m - np.arange(m))
+    adjusted = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+# -- resampling ---------------------------------------------------------------------------------
+
+
+def multiplicities(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """[n_resamples, n] counts: how often each of n prompts is drawn in each bootstrap resample
+    of n prompts with replacement (rows sum to n)."""
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    flat = idx + (np.arange(n_resamples, dtype=np.int64) * n)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
+
+
+def _at_least(values: np.ndarray, observed: float) -> np.ndarray:
+    """values >= observed, with a margin for the float rounding of equal sums."""
+    tol = 1e-12 * max(1.0, abs(observed))
+    return values >= observed - tol
+
+
+def swaps(n: int, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """([draws, n] 0/1: which prompts swap the two systems' answers, exact): all 2**n patterns
+    when there are no more than ``n_resamples`` of them, else ``n_resamples`` random ones."""
+    if 2**n <= n_resamples:
+        return (np.arange(2**n)[:, None] >> np.arange(n)) & 1, True
+    return rng.integers(0, 2, size=(n_resamples, n), dtype=np.int8), False
+
+
+def permutation_p(stats: np.ndarray, observed: float, exact: bool) -> float:
+    """Two-sided p-value from the |difference| of each swap pattern: the share at least as large
+    as the observed one (exact), or (1 + hits) / (1 + draws) with the observed pattern counted
+    among random draws."""
+    if observed == 0.0:
+        return 1.0
+    hits = _at_least(np.abs(stats), abs(observed))
+    return float(hits.mean()) if exact else float((1 + hits.sum()) / (stats.size + 1))
+
+
+def sign_flip_p(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
+    """Two-sided p-value of the sign-flip permutation test of mean(diffs) = 0 (swapping the two
+    systems' answers to a prompt flips the sign of its difference): exact over all 2**n sign
+    vectors when there are no more than ``n_resamples`` of them, otherwise Monte Carlo."""
+    d = np.asarray(diffs, dtype=float)
+    pattern, exact = swaps(d.size, n_resamples, rng)
+    return permutation_p(matvec(1 - 2 * pattern.astype(float), d) / d.size, float(d.mean()), exact)
+
+
+def bootstrap_p(deltas: np.ndarray, observed: float) -> float:
+    """Two-sided p-value of the paired bootstrap (sacrebleu's rule): the resampled differences,
+    shifted to mean 0, as the null distribution of the observed difference."""
+    deltas = np.asarray(deltas, dtype=float)
+    if observed == 0.0:
+        return 1.0
+    null = np.abs(deltas - deltas.mean())
+    return float((1 + _at_least(null, abs(observed)).sum()) / (deltas.size + 1))
+
+
+def percentile_interval(deltas: np.ndarray, confidence: float) -> tuple[float, float]:
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(np.asarray(deltas, dtype=float), [tail, 1 - tail])
+    return float(low), float(high)
+
+
+# -- corpus metrics from per-prompt n-gram states --------------------------------------------------
+
+
+class NgramTable:
+    """Per-prompt n-gram states of one system, laid out for vectorised resampling.
+
+    For each order n: ``totals[n]`` (n-gram count per prompt), ``single[n]`` (distinct n-grams
+    found in that prompt only, per prompt) and ``shared[n]``, a sparse [keys, prompts] 0/1 matrix
+    of the n-grams found in several prompts. A resample with multiplicities M [B, P] has
+    ``M @ totals`` n-grams of which ``(M > 0) @ single`` plus the shared keys with a drawn prompt
+    are distinct: the counts of the summed states, without building one per resample.
+    """
+
+    def __init__(
+        self, texts: Sequence[Sequence[str]], orders: Iterable[int], tokenizer: Any
+    ) -> None:
+        from ..lexical.ngram_state import token_hashes
+        from ..text.prepared import encode_texts
+
+        self.n_prompts = len(texts)
+        flat = [t for group in texts for t in group]
+        self._owner = np.repeat(np.arange(self.n_prompts), [len(g) for g in texts])
+        self._tids = encode_texts(flat, tokenizer)
+        self._hashes = token_hashes(self._tids.vocab)
+        self.totals: dict[int, np.ndarray] = {}
+        self.single: dict[int, np.ndarray] = {}
+        self.shared: dict[int, Any] = {}
+        # (order, name of a weight matrix) -> counts: the metrics of one family share orders
+        self._memo: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._present: dict[str, np.ndarray] = {}
+        for n in orders:
+            self._order(n)
+
+    def _order(self, n: int) -> None:
+        if n in self.totals:
+            return
+        from scipy import sparse
+
+        from ..lexical.ngram_state import ngram_keys
+        from ..text.ngrams import ngram_starts
+
+        tids = self._tids
+        starts = ngram_starts(tids, n)
+        keys = ngram_keys(tids.ids, self._hashes, starts, n)
+        prompt = self._owner[np.searchsorted(tids.offsets, starts, side="right") - 1]
+        self.totals[n] = np.bincount(prompt, minlength=self.n_prompts).astype(float)
+        order = np.lexsort((prompt, keys))
+        k, p = keys[order], prompt[order]
+        first = np.ones(k.size, dtype=bool)  # first of each (key, prompt) run
+        first[1:] = (k[1:] != k[:-1]) | (p[1:] != p[:-1])
+        k, p = k[first], p[first]
+        new_key = np.ones(k.size, dtype=bool)
+        new_key[1:] = k[1:] != k[:-1]
+        key_id = np.cumsum(new_key) - 1
+        prompts_per_key = np.bincount(key_id)
+        alone = prompts_per_key[key_id] == 1
+        self.single[n] = np.bincount(p[alone], minlength=self.n_prompts).astype(float)
+        rows = np.unique(key_id[~alone], return_inverse=True)[1]
+        self.shared[n] = sparse.csr_matrix(
+            (np.ones(rows.size, dtype=np.float32), (rows, p[~alone])),
+            shape=(int(rows.max()) + 1 if rows.size else 0, self.n_prompts),
+        )
+
+    def counts(
+        self, n: int, weights: np.ndarray, name: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(distinct, total) n-grams of order n of each resample; ``weights`` [B, P]; ``name``
+        names the weight matrix, so that metrics reading the same order share the counts."""
+        if name is not None and (n, name) in self._memo:
+            return self._memo[(n, name)]
+        self._order(n)
+        total = matvec(weights, self.totals[n])
+        present = self._present.get(name) if name is not None else None
+        if present is None:
+            present = np.ascontiguousarray((weights > 0).T, dtype=np.float32)  # [P, B]
+            if name is not None:
+                self._present[name] = present
+        distinct = matvec(present.T, self.single[n])
+        shared = self.shared[n]
+        if shared.shape[0]:
+            step = max(1, 20_000_000 // shared.shape[0])  # bounds the dense [keys, step] block
+            for start in range(0, present.shape[1], step):
+                block = shared @ present[:, start : start + step]
+                distinct[start : start + step] += (block > 0).sum(axis=0)
+        if name is not None:
+            self._memo[(n, name)] = (distinct, total)
+        return distinct, total
+
+
+def matvec(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """a @ v without BLAS: a matrix-vector product of this size gains nothing from BLAS threads,
+    and on a busy machine their start-up cost 40 ms a call where einsum takes 0.2 ms."""
+    return np.einsum("ij,j->i", a, np.asarray(v, dtype=float))
+
+
+@dataclass(frozen=True)
+class CorpusRecipe:
+    """How an n-gram corpus metric is finished from counts (read from the metric's state)."""
+
+    metric: str  # distinct, avg-distinct, ead
+    n: int
+    tokenizer: Any
+    vocab: Any
+
+    @property
+    def orders(self) -> list[int]:
+        return list(range(1, self.n + 1)) if self.metric == "avg-distinct" else [self.n]
+
+    def values(self, table: NgramTable, weights: np.ndarray, name: str | None = None) -> np.ndarray:
+        """The metric of each row of ``weights`` ([B, P] multiplicities of the prompts)."""
+
+        def ratio(n: int) -> np.ndarray:
+            distinct, total = table.counts(n, weights, name)
+            return np.divide(distinct, total, out=np.zeros_like(distinct), where=total > 0)
+
+        if self.metric == "distinct":
+            return ratio(self.n)
+        if self.metric == "avg-distinct":
+            return np.mean([ratio(n) for n in self.orders], axis=0)
+        from ..lexical.ead import resolve_vocab_size
+
+        size = float(resolve_vocab_size(self.vocab, self.tokenizer)[0]) ** self.n
+        distinct, total = table.counts(self.n, weights, name)
+        if size <= 1:
+            expected = np.where(total > 0, 1.0, 0.0)
+        else:
+            expected = size * -np.expm1(total * math.log1p(-1.0 / size))
+        return np.divide(distinct, expected, out=np.zeros_like(distinct), where=expected > 0)
+
+
+def corpus_recipe(metric: Any, options: Mapping[str, Any]) -> CorpusRecipe | None:
+    """The recipe of a metric row whose state is the n-gram family's, else None (the row's state
+    decides, never its name)."""
+    from ..lexical.ngram_state import NgramMetricState
+    from ..text.tokenizers import get_tokenizer
+
+    try:
+        state = metric.make_state(options)
+    except InputError:
+        return None
+    if not isinstance(state, NgramMetricState):
+        return None
+    c = state.counts
+    return CorpusRecipe(state.metric, state.n, get_tokenizer(c.tokenizer, c.lowercase), state.vocab)
+
+
+# -- inputs -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class System:
+    """One system's answers: ``items`` (sets, or one response each) keyed by prompt ``keys``;
+    ``prompts`` (optional) the prompt text of each item, checked to agree across systems."""
+
+    name: str
+    keys: tuple[str, ...]
+    items: list
+    prompts: tuple[str | None, ...] | None = None
+    sampling: str | None = None  # the sampling settings the records carry, if any
+
+    def __post_init__(self) -> None:
+        if len(self.keys) != len(self.items):
+            raise InputError(
+                f"{self.name}: {len(self.keys)} prompt ids for {len(self.items)} items"
+            )
+        seen: set[str] = set()
+        for key in self.keys:
+            if key in seen:
+                raise InputError(f"{self.name}: prompt {key!r} appears more than once")
+            seen.add(key)
+
+    @property
+    def setting(self) -> str:
+        return SETS if self.items and isinstance(self.items[0], list) else CORPUS
+
+    @property
+    def k(self) -> int:
+        """Responses per prompt as sampled: the largest set (empty responses are dropped on
+        reading, so a set may hold fewer)."""
+        return max(len(s) for s in self.items) if self.setting == SETS else 1
+
+
+def as_system(name: str, data: Any) -> System:
+    """A :class:`System` from one already, ``{prompt id: set or response}``, or a list (prompts
+    matched by position)."""
+    if isinstance(data, System):
+        return data
+    if isinstance(data, Mapping):
+        return System(name, tuple(str(k) for k in data), [_plain(v) for v in data.values()])
+    items = [_plain(v) for v in data]
+    return System(name, tuple(str(i + 1) for i in range(len(items))), items)
+
+
+def _plain(v: Any) -> Any:
+    return v if isinstance(v, str) else list(v)
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One metric, one candidate against the baseline."""
+
+    metric: str
+    baseline: str
+    candidate: str
+    direction: str
+    n_prompts: int
+    signature: str
+    baseline_value: float | None = None
+    candidate_value: float | None = None
+    difference: float | None = None  # candidate - baseline
+    interval: tuple[float, float] | None = None
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    significant: bool = False
+    test: str | None = None
+    note: str | None = None  # why a metric could not be compared
+
+    @property
+    def comparable(self) -> bool:
+        return self.p_value is not None
+
+    @property
+    def gain(self) -> float | None:
+        """The difference in the more-diverse direction: > 0 when the candidate is more diverse."""
+        if self.difference is None:
+            return None
+        return self.difference if self.direction == "higher" else -self.difference
+
+    @property
+    def more_diverse(self) -> str | None:
+        """The system the test says is more diverse, or None when it does not say."""
+        if not self.significant or not self.gain:
+            return None
+        return self.candidate if self.gain > 0 else self.baseline
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "baseline_value": self.baseline_value,
+            "candidate_value": self.candidate_value,
+            "difference": self.difference,
+            "direction": self.direction,
+            "gain": self.gain,
+            "interval": list(self.interval) if self.interval else None,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
+            "more_diverse": self.more_diverse,
+            "n_prompts": self.n_prompts,
+            "test": self.test,
+            "signature": self.signature,
+            **({"note": self.note} if self.note else {}),
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every row of a comparison, the prompts left out of each pair, and the run's choices."""
+
+    rows: tuple[Row, ...]
+    baseline: str
+    candidates: tuple[str, ...]
+    settings: Mapping[str, Any]
+    unmatched: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "comparison": {
+                "baseline": self.baseline,
+                "candidates": list(self.candidates),
+                **dict(self.settings),
+            },
+            "unmatched": {c: dict(u) for c, u in self.unmatched.items()},
+            "warnings": list(self.warnings),
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+
+# -- the comparison -----------------------------------------------------------------------------
+
+
+def _check_choices(test: str, n_resamples: int, alpha: float, confidence: float, levels: int):
+    if test not in TESTS:
+        raise InputError(f"unknown test {test!r}; choose {' or '.join(TESTS)}")
+    if levels not in LEVELS:
+        raise InputError(f"levels is 1 (prompts) or 2 (prompts, then responses), got {levels}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be in (0, 1), got {alpha}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
+    if n_resamples * (1 - confidence) / 2 < 5:
+        need = math.ceil(10 / (1 - confidence))
+        raise InputError(
+            f"{n_resamples} resamples are too few for a {confidence:g} interval: each tail needs "
+            f"at least 5 resamples; use --resamples {need} or more"
+        )
+
+
+def _check_prompts(name: str, n: int, confidence: float) -> None:
+    if n < 2:
+        raise InputError(f"{name}: {n} prompt(s) in common with the baseline; a comparison needs 2")
+    if n > 20:  # C(2n-1, n) outgrows a float, and any confidence short of 1 - 1e-10
+        return
+    distinct = math.comb(2 * n - 1, n)  # distinct bootstrap resamples of n prompts
+    if distinct * (1 - confidence) < 2:
+        raise InputError(
+            f"{name}: {n} prompts in common are too few for a {confidence:g} interval (their "
+            f"bootstrap has {distinct} distinct resamples); add prompts or lower --confidence"
+        )
+
+
+def _smallest_p(n: int, test: str, n_resamples: int) -> float:
+    if test == "permutation" and 2**n <= n_resamples:
+        return 2.0 / 2**n
+    return 1.0 / (n_resamples + 1)
+
+
+def _pair(baseline: System, candidate: System) -> tuple[list[int], list[int], dict[str, list[str]]]:
+    where = {k: i for i, k in enumerate(candidate.keys)}
+    mine = set(baseline.keys)
+    bi = [i for i, k in enumerate(baseline.keys) if k in where]
+    ci = [where[baseline.keys[i]] for i in bi]
+    unmatched = {
+        f"only in {baseline.name}": [k for k in baseline.keys if k not in where],
+        f"only in {candidate.name}": [k for k in candidate.keys if k not in mine],
+    }
+    if baseline.prompts and candidate.prompts:
+        for i, j in zip(bi, ci):
+            a, b = baseline.prompts[i], candidate.prompts[j]
+            if a is not None and b is not None and a != b:
+                raise InputError(
+                    f"prompt {baseline.keys[i]!r} is not the same prompt in {baseline.name} and "
+                    f"{candidate.name}: {a[:40]!r} vs {b[:40]!r}"
+                )
+    return bi, ci, {k: v for k, v in unmatched.items() if v}
+
+
+def _check_settings(systems: Sequence[System]) -> None:
+    first = systems[0]
+    for s in systems[1:]:
+        if s.setting != first.setting:
+            raise InputError(
+                f"{first.name} holds {first.setting} and {s.name} {s.setting}: compare inputs of "
+                "one setting (one response per prompt, or a set of responses per prompt)"
+            )
+        if s.k != first.k:
+            raise InputError(
+                f"{first.name} has k = {first.k} responses per prompt and {s.name} k = {s.k}: "
+                "diversity grows with k, so compare refuses inputs whose k differ (compare them "
+                "at a common k with --at-k K)"
+            )
+
+
+def _inner_draws(items: list, rng: np.random.Generator) -> list[list[list[str]]]:
+    """INNER_DRAWS copies of the sets, each set's responses drawn with replacement."""
+    out = []
+    for _ in range(INNER_DRAWS):
+        out.append([[s[j] for j in rng.integers(0, len(s), size=len(s))] for s in items])
+    return out
+
+
+def compare(
+    systems: Mapping[str, Any] | Sequence[System],
+    metrics: Iterable[str] | None = None,
+    *,
+    baseline: str | None = None,
+    test: str = DEFAULT_TEST,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    alpha: float = DEFAULT_ALPHA,
+    confidence: float = DEFAULT_CONFIDENCE,
+    levels: int = DEFAULT_LEVELS,
+    match: str = "id",
+    **options: Any,
+) -> Comparison:
+    """Compare every candidate with the baseline on every metric (see the module docstring).
+
+    systems: ``{name: {prompt id: set}}`` (or a list per name, prompts matched by position), or
+    :class:`System` objects; the baseline is ``baseline`` or the first. metrics: registry names
+    (default: the lexical defaults of the inputs' setting). options: metric options (tokenizer,
+    lowercase, vocab, ...), the same for every system.
+
+    >>> a = {f"p{i}": ["a b", "a b"] for i in range(12)}
+    >>> b = {f"p{i}": ["a b", "c d"] for i in range(12)}
+    >>> row = compare({"a": a, "b": b}, ["distinct-1"]).rows[0]
+    >>> row.difference, row.significant, row.more_diverse
+    (0.5, True, 'b')
+    """
+    from ..registry import default_metrics, get_metric
+    from ..scale.local import score
+
+    _check_choices(test, n_resamples, alpha, confidence, levels)
+    if isinstance(systems, Mapping):
+        ordered = [as_system(str(k), v) for k, v in systems.items()]
+    else:
+        ordered = [as_system(s.name, s) for s in systems]
+    if len(ordered) < 2:
+        raise InputError("compare needs a baseline and at least one candidate")
+    names = [s.name for s in ordered]
+    if len(set(names)) != len(names):
+        raise InputError(f"two systems share a name: {', '.join(names)}")
+    if baseline is not None:
+        if baseline not in names:
+            raise InputError(f"no system {baseline!r} to take as baseline; have {', '.join(names)}")
+        ordered = [s for s in ordered if s.name == baseline] + [
+            s for s in ordered if s.name != baseline
+        ]
+    _check_settings(ordered)
+    base, candidates = ordered[0], ordered[1:]
+    setting = base.setting
+    if levels == 2 and setting != SETS:
+        raise InputError("two levels resample the responses of each prompt: sets input only")
+    pairs = []
+    unmatched: dict[str, dict[str, list[str]]] = {}
+    for cand in candidates:
+        bi, ci, left = _pair(base, cand)
+        _check_prompts(cand.name, len(bi), confidence)
+        pairs.append((cand, bi, ci))
+        if left:
+            unmatched[cand.name] = left
+    names_asked = list(metrics) if metrics is not None else default_metrics(setting)
+    rows_metrics = [get_metric(n) for n in names_asked]
+    options = {k: v for k, v in options.items() if v is not None}
+
+    # score every system once, on all of its prompts (per-set values), skipping none asked for
+    asked = list(metrics) if metrics is not None else None  # None: defaults, undefined ones skipped
+    scored = {s.name: score(s.items, asked, **options) for s in ordered}
+    inner: dict[str, list[Any]] = {}
+    if levels == 2:
+        for i, s in enumerate(ordered):
+            draws = _inner_draws(s.items, np.random.default_rng([seed, 2, i]))
+            inner[s.name] = [score(d, asked, **options) for d in draws]
+
+    test_name = test if levels == 1 else "bootstrap"
+    choices = (
+        f"compare:{test_name}|ci:percentile|B:{n_resamples}|seed:{seed}|alpha:{alpha:g}|"
+        f"conf:{confidence:g}|adjust:{ADJUSTMENT}|levels:{levels}"
+        + (f"|inner:{INNER_DRAWS}" if levels == 2 else "")
+        + f"|match:{match}"
+    )
+    drafts: list[dict[str, Any]] = []
+    for pair_no, (cand, bi, ci) in enumerate(pairs):
+        n = len(bi)
+        weights = multiplicities(n, n_resamples, np.random.default_rng([seed, 0, pair_no]))
+        tables: dict[tuple, NgramTable] = {}
+        corpus_weights: dict[str, tuple[np.ndarray, bool]] = {}
+        for m in rows_metrics:
+            b_score = scored[base.name].get(m.name)
+            c_score = scored[cand.name].get(m.name)
+            head: dict[str, Any] = {"metric": m.name, "baseline": base.name, "candidate": cand.name}
+            head.update(direction=m.direction, n_prompts=n)
+            if b_score is None or c_score is None:
+                why = (scored[base.name].skipped | scored[cand.name].skipped).get(m.name, "")
+                drafts.append({**head, "signature": choices, "note": f"not scored: {why}"})
+                continue
+            signature = f"{b_score.signature}|{choices}"
+            head["signature"] = signature
+            if setting == SETS and b_score.items is not None and c_score.items is not None:
+                bv = np.asarray(b_score.items)[bi]
+                cv = np.asarray(c_score.items)[ci]
+                d = cv - bv
+                observed = float(d.mean())
+                if levels == 2:
+                    deltas = _two_level(
+                        [np.asarray(x[m.name].items)[bi] for x in inner[base.name]],
+                        [np.asarray(x[m.name].items)[ci] for x in inner[cand.name]],
+                        weights,
+                        np.random.default_rng([seed, 3, pair_no]),
+                    )
+                else:
+                    deltas = matvec(weights, d) / n
+                if test_name == "permutation":
+                    rng = np.random.default_rng([seed, 1, pair_no])
+                    p = sign_flip_p(d, n_resamples, rng)
+                else:
+                    p = bootstrap_p(deltas, observed)
+                values = (float(bv.mean()), float(cv.mean()))
+            else:
+                recipe = corpus_recipe(m, options) if setting == CORPUS else None
+                if recipe is None:
+                    drafts.append(
+                        {
+                            **head,
+                            "note": "no per-prompt values and no resamplable state: this metric "
+                            "cannot be compared prompt by prompt",
+                        }
+                    )
+                    continue
+                # one table over both systems' answers: units 0..n-1 the baseline's, n..2n-1 the
+                # candidate's, so a resample or a swap is a weight vector over the 2n units; one
+                # per tokenizer, shared by the metrics of the pair (and their counts, by name)
+                key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
+                if key not in tables:
+                    tables[key] = NgramTable(
+                        [[base.items[i]] for i in bi] + [[cand.items[j]] for j in ci],
+                        recipe.orders,
+                        recipe.tokenizer,
+                    )
+                joint = tables[key]
+                if not corpus_weights:
+                    corpus_weights.update(_corpus_weights(weights, test_name, seed, pair_no))
+                cw = corpus_weights
+
+                def value(name: str) -> np.ndarray:
+                    return recipe.values(joint, cw[name][0], name)  # noqa: B023 (called here)
+
+                values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
+                observed = values[1] - values[0]
+                deltas = value("bootstrap-cand") - value("bootstrap-baseline")
+                if test_name == "permutation":
+                    stats = value("swap-cand") - value("swap-baseline")
+                    p = permutation_p(stats, observed, cw["swap-cand"][1])
+                else:
+                    p = bootstrap_p(deltas, observed)
+                # a resample repeats prompts, whose n-grams are then no longer new: the resampled
+                # values of a pooled distinct count sit below the observed one, so the interval
+                # is the resamples' spread about the observed difference, not their percentiles
+                deltas = deltas - deltas.mean() + observed
+                head["signature"] = signature.replace("|ci:percentile|", "|ci:shifted-percentile|")
+            drafts.append(
+                {
+                    **head,
+                    "baseline_value": values[0],
+                    "candidate_value": values[1],
+                    "difference": observed,
+                    "interval": percentile_interval(deltas, confidence),
+                    "p_value": p,
+                    "test": test_name,
+                }
+            )
+    tested = [d for d in drafts if "p_value" in d]
+    m_tests = len(tested)
+    for d in tested:
+        smallest = _smallest_p(d["n_prompts"], test_name, n_resamples)
+        if smallest > alpha / m_tests:
+            raise InputError(
+                f"{d['candidate']}: {d['n_prompts']} prompts and {n_resamples} resamples cannot "
+                f"reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} over {m_tests} "
+                f"tests (the smallest p-value is {smallest:.2g}); add prompts or --resamples"
+            )
+    adjusted = holm([d["p_value"] for d in tested])
+    for d, q in zip(tested, adjusted):
+        d["p_adjusted"] = float(q)
+        d["significant"] = bool(q <= alpha)
+    rows = tuple(Row(**d) for d in drafts)
+    settings = {
+        "setting": setting,
+        "metrics": names_asked,
+        "test": test_name,
+        "interval": "percentile bootstrap",
+        "resamples": n_resamples,
+        "seed": seed,
+        "alpha": alpha,
+        "confidence": confidence,
+        "adjustment": f"{ADJUSTMENT} over {m_tests} tests",
+        "levels": levels,
+        "match": match,
+        "k": base.k,
+        "sampling": {s.name: s.sampling for s in ordered if s.sampling},
+    }
+    warnings = tuple(
+        f"{c}: {len(ids)} prompt(s) {side} left out: {_shown(ids)}"
+        for c, sides in unmatched.items()
+        for side, ids in sides.items()
+    )
+    return Comparison(
+        rows, base.name, tuple(c.name for c in candidates), settings, unmatched, warnings
+    )
+
+
+def _corpus_weights(
+    weights: np.ndarray, test: str, seed: int, pair_no: int
+) -> dict[str, tuple[np.ndarray, bool]]:
+    """The weight matrices over a pair's 2n units (baseline's answers, then the candidate's):
+    the observed corpora, the bootstrap resamples, and (permutation) the swapped corpora; with
+    each, whether its swaps are exhaustive."""
+    n = weights.shape[1]
+    zero, one, empty = np.zeros((1, n)), np.ones((1, n)), np.zeros_like(weights)
+    out = {
+        "observed-baseline": (np.hstack([one, zero]), False),
+        "observed-cand": (np.hstack([zero, one]), False),
+        "bootstrap-baseline": (np.hstack([weights, empty]), False),
+        "bootstrap-cand": (np.hstack([empty, weights]), False),
+    }
+    if test == "permutation":
+        pattern, exact = swaps(n, weights.shape[0], np.random.default_rng([seed, 1, pair_no]))
+        kept = 1 - pattern
+        out["swap-baseline"] = (np.hstack([kept, pattern]), exact)
+        out["swap-cand"] = (np.hstack([pattern, kept]), exact)
+    return out
+
+
+def _shown(ids: list[str]) -> str:
+    return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+
+
+def _two_level(
+    base_draws: list[np.ndarray],
+    cand_draws: list[np.ndarray],
+    weights: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Mean differences of outer resamples (prompt multiplicities ``weights``) where each drawn
+    copy of a prompt takes one inner draw of each system at random."""
+    bd, cd = np.stack(base_draws), np.stack(cand_draws)  # [INNER_DRAWS, n]
+    n_resamples, n = weights.shape
+    # one draw per (resample, prompt) and system: a prompt drawn twice reuses its inner draw,
+    # the approximation that keeps the resampling a matrix product
+    rb = rng.integers(0, bd.shape[0], size=(n_resamples, n))
+    rc = rng.integers(0, cd.shape[0], size=(n_resamples, n))
+    cols = np.arange(n)
+    return (weights * (cd[rc, cols] - bd[rb, cols])).sum(axis=1) / n

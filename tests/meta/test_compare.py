@@ -1,0 +1,378 @@
+"""`diveval compare`: the paired tests against independent implementations (scipy's permutation
+test, statsmodels' Holm, the corpus metric recomputed on an explicitly resampled corpus), the
+calibration under A/A on real data as a rate with a binomial tolerance, reruns, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from conftest import shared_path
+
+import diveval
+from diveval.cli import main
+from diveval.errors import InputError
+from diveval.meta.compare import (
+    NgramTable,
+    System,
+    bootstrap_p,
+    compare,
+    corpus_recipe,
+    holm,
+    multiplicities,
+    sign_flip_p,
+)
+from diveval.registry import get_metric
+
+WORDS = [f"w{i}" for i in range(400)]
+
+
+def _sets(rng, n, k, vocab=400, length=8):
+    return {
+        f"p{i}": [" ".join(rng.choice(WORDS[:vocab], length)) for _ in range(k)] for i in range(n)
+    }
+
+
+# -- Holm ------------------------------------------------------------------------------------------
+
+
+def test_holm_by_its_definition():
+    # m = 4: sorted .005 .01 .03 .04 times 4 3 2 1 = .02 .03 .06 .04, running max .02 .03 .06 .06
+    got = holm([0.01, 0.04, 0.03, 0.005])
+    assert got == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
+    assert holm([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
+    assert holm([]).size == 0
+
+
+def test_holm_equals_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 5, 17, 60):
+        p = rng.uniform(0, 0.2, m) ** 2
+        p[: m // 3] = p[0]  # ties
+        reject, adjusted, _, _ = multitest.multipletests(p, alpha=0.05, method="holm")
+        assert holm(p) == pytest.approx(adjusted, abs=1e-15)
+        assert ((holm(p) <= 0.05) == reject).all()
+
+
+# -- the tests -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [3, 6, 9])
+def test_exact_sign_flip_equals_scipy_permutation_test(n):
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        d = np.round(rng.normal(0.3, 1, n), 2)
+        ref = st.permutation_test(
+            (d, np.zeros(n)),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            n_resamples=np.inf,
+            alternative="two-sided",
+            vectorized=True,
+        )
+        got = sign_flip_p(d, 2**n, np.random.default_rng(0))
+        assert got == pytest.approx(min(1.0, ref.pvalue), rel=1e-12)
+
+
+def test_monte_carlo_sign_flip_is_near_the_exact_value():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.25, 1, 14)
+    exact = sign_flip_p(d, 2**14, rng)
+    draws = 20_000
+    mc = sign_flip_p(d, draws, np.random.default_rng(1))
+    assert abs(mc - exact) < 4 * math.sqrt(exact * (1 - exact) / draws) + 1 / draws
+
+
+def test_bootstrap_p_reads_the_centred_resamples():
+    deltas = np.array([0.0, 1.0, 2.0, 3.0, 4.0])  # centred: -2 -1 0 1 2
+    assert bootstrap_p(deltas, 1.5) == pytest.approx((1 + 2) / 6)
+    assert bootstrap_p(deltas, 0.0) == 1.0
+
+
+def test_multiplicities_are_counts_of_n_draws():
+    w = multiplicities(7, 50, np.random.default_rng(0))
+    assert w.shape == (50, 7) and (w.sum(axis=1) == 7).all() and (w >= 0).all()
+
+
+# -- corpus metrics from summed per-prompt states ------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["distinct-1", "distinct-2", "avg-distinct", "ead", "ead-2"])
+def test_resampled_corpus_metric_equals_the_metric_on_the_resampled_corpus(metric):
+    """The vectorised union of per-prompt n-gram sets, with the prompts' multiplicities, gives
+    exactly the registry metric on the corpus built by repeating each prompt's response."""
+    rng = np.random.default_rng(5)
+    texts = [" ".join(rng.choice(WORDS[:40], rng.integers(0, 7))) for _ in range(30)]
+    recipe = corpus_recipe(get_metric(metric), {})
+    table = NgramTable([[t] for t in texts], recipe.orders, recipe.tokenizer)
+    weights = multiplicities(len(texts), 8, rng)
+    got = recipe.values(table, np.vstack([np.ones(len(texts)), weights]))
+    for row, value in zip(np.vstack([np.ones(len(texts)), weights]), got):
+        corpus = [t for t, m in zip(texts, row) for _ in range(int(m))]
+        assert value == pytest.approx(diveval.score(corpus, [metric])[metric].value, rel=1e-12)
+
+
+def test_corpus_comparison_matches_the_registry_values_and_names_what_cannot_be_compared():
+    rng = np.random.default_rng(2)
+    a = {k: v[0] for k, v in _sets(rng, 60, 1).items()}
+    b = {k: v[0] for k, v in _sets(rng, 60, 1, vocab=60).items()}
+    res = compare({"a": a, "b": b}, ["distinct-2", "self-bleu"])
+    row, bleu = res.rows
+    assert row.baseline_value == pytest.approx(
+        diveval.score(list(a.values()), ["distinct-2"])["distinct-2"].value
+    )
+    assert row.interval[0] <= row.difference <= row.interval[1]
+    assert "ci:shifted-percentile" in row.signature and "compare:permutation" in row.signature
+    assert bleu.p_value is None and "cannot be compared" in bleu.note
+    assert res.settings["adjustment"] == "holm over 1 tests"
+
+
+# -- sets --------------------------------------------------------------------------------------------
+
+
+def test_sets_difference_is_the_mean_paired_difference_and_finds_a_planted_loss():
+    rng = np.random.default_rng(1)
+    a = _sets(rng, 80, 4)
+    b = {k: [v[0], v[0], v[2], v[3]] for k, v in a.items()}  # one response a copy of another
+    res = compare({"a": a, "b": b}, ["distinct-1", "self-bleu"])
+    d1, sb = res.rows
+    va = diveval.score(list(a.values()), ["distinct-1"])["distinct-1"].items
+    vb = diveval.score(list(b.values()), ["distinct-1"])["distinct-1"].items
+    assert d1.difference == pytest.approx(float(np.mean(vb - va)), abs=1e-15)
+    assert d1.significant and d1.more_diverse == "a" and d1.gain < 0
+    assert sb.significant and sb.more_diverse == "a" and sb.difference > 0  # lower = more diverse
+    assert d1.interval[1] < 0
+    assert "compare:permutation" in d1.signature and "adjust:holm" in d1.signature
+
+
+def test_no_winner_without_significance():
+    rng = np.random.default_rng(4)
+    a, b = _sets(rng, 40, 3), _sets(rng, 40, 3)
+    for row in compare({"a": a, "b": b}, ["distinct-1", "distinct-2"]).rows:
+        assert (row.more_diverse is None) == (not row.significant)
+
+
+def test_unmatched_prompts_are_named_and_left_out():
+    rng = np.random.default_rng(6)
+    a = _sets(rng, 30, 2)
+    b = {k: v for k, v in list(a.items())[3:]}
+    b["extra"] = ["x y", "z w"]
+    res = compare({"a": a, "b": b}, ["distinct-1"])
+    assert res.rows[0].n_prompts == 27
+    assert res.unmatched["b"] == {"only in a": ["p0", "p1", "p2"], "only in b": ["extra"]}
+    assert any("p0, p1, p2" in w for w in res.warnings)
+
+
+def test_two_levels_widen_the_interval_and_say_so():
+    rng = np.random.default_rng(8)
+    a, b = _sets(rng, 60, 4, vocab=80), _sets(rng, 60, 4, vocab=80)
+    one = compare({"a": a, "b": b}, ["distinct-1"]).rows[0]
+    two = compare({"a": a, "b": b}, ["distinct-1"], levels=2).rows[0]
+    assert two.difference == one.difference
+    assert two.interval[1] - two.interval[0] > one.interval[1] - one.interval[0]
+    assert "levels:2|inner:20" in two.signature and two.test == "bootstrap"
+
+
+def test_reruns_are_identical_and_the_seed_is_used():
+    rng = np.random.default_rng(9)
+    a, b = _sets(rng, 40, 3), _sets(rng, 40, 3)
+    first = json.dumps(compare({"a": a, "b": b}, ["distinct-1"]).to_dict())
+    assert json.dumps(compare({"a": a, "b": b}, ["distinct-1"]).to_dict()) == first
+    other = compare({"a": a, "b": b}, ["distinct-1"], seed=1).rows[0]
+    assert other.interval != compare({"a": a, "b": b}, ["distinct-1"]).rows[0].interval
+    assert "seed:1" in other.signature
+
+
+# -- calibration: A/A rates with binomial tolerances --------------------------------------------------
+
+
+def _band(rate: float, runs: int, alpha: float = 0.05, sigmas: float = 3.0) -> bool:
+    half = sigmas * math.sqrt(alpha * (1 - alpha) / runs)
+    return alpha - half <= rate <= alpha + half
+
+
+@pytest.mark.parametrize("which", ["permutation", "bootstrap"])
+def test_a_a_rate_of_the_per_prompt_tests_on_synthetic_differences(which):
+    """Skewed per-prompt differences, symmetric in law (A/A): each test rejects about alpha."""
+    runs, n = 1000, 40
+    rng = np.random.default_rng(10)
+    hits = 0
+    for _ in range(runs):
+        d = rng.exponential(1.0, n) * rng.choice([-1, 1], n)
+        if which == "permutation":
+            p = sign_flip_p(d, 500, rng)
+        else:
+            w = multiplicities(n, 500, rng)
+            p = bootstrap_p(w @ d / n, float(d.mean()))
+        hits += p < 0.05
+    assert _band(hits / runs, runs), hits / runs
+
+
+def _dailydialog(n_rows=None):
+    path = shared_path("dailydialog-plusplus", "dev.json")
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x]
+    return rows[:n_rows]
+
+
+@pytest.mark.parametrize("setting", ["sets", "corpus"])
+def test_a_a_false_positive_rate_on_dailydialog(setting):
+    """One source (DailyDialog++ dev's human responses) split at random into two systems: the
+    rate of p < 0.05 over 150 runs lies in the binomial 3-sigma band around 0.05."""
+    rows = _dailydialog()
+    runs, n = 150, 80
+    metrics = ["distinct-2", "self-bleu"] if setting == "sets" else ["distinct-2", "ead"]
+    hits = dict.fromkeys(metrics, 0)
+    for r in range(runs):
+        rng = np.random.default_rng([21, r])
+        a, b = {}, {}
+        for i in rng.choice(len(rows), n, replace=False):
+            resp = rows[i]["positive_responses"]
+            o = rng.permutation(len(resp))
+            key = rows[i]["id"]
+            if setting == "sets":
+                a[key], b[key] = [resp[o[0]], resp[o[1]]], [resp[o[2]], resp[o[3]]]
+            else:
+                a[key], b[key] = resp[o[0]], resp[o[1]]
+        for row in compare({"a": a, "b": b}, metrics, seed=r, n_resamples=400).rows:
+            hits[row.metric] += row.p_value < 0.05
+    pooled = sum(hits.values()) / (runs * len(metrics))
+    assert _band(pooled, runs * len(metrics)), hits
+    for m, h in hits.items():
+        assert _band(h / runs, runs), (m, h)
+
+
+# -- bad input -------------------------------------------------------------------------------------------
+
+
+def test_refusals():
+    rng = np.random.default_rng(11)
+    a = _sets(rng, 30, 3)
+    with pytest.raises(InputError, match="--at-k"):
+        compare({"a": a, "b": _sets(rng, 30, 4)}, ["distinct-1"])
+    with pytest.raises(InputError, match="one setting"):
+        compare({"a": a, "b": {k: v[0] for k, v in a.items()}}, ["distinct-1"])
+    with pytest.raises(InputError, match="a comparison needs 2"):
+        compare({"a": a, "b": {"p0": a["p0"]}}, ["distinct-1"])
+    with pytest.raises(InputError, match="too few for a 0.95 interval"):
+        compare({"a": dict(list(a.items())[:4]), "b": a}, ["distinct-1"])
+    with pytest.raises(InputError, match="Holm's first threshold"):
+        compare({"a": dict(list(a.items())[:6]), "b": a}, ["distinct-1", "distinct-2"])
+    with pytest.raises(InputError, match="each tail needs"):
+        compare({"a": a, "b": a}, ["distinct-1"], n_resamples=100)
+    with pytest.raises(InputError, match="more than once"):
+        System("a", ("p", "p"), [["x"], ["y"]])
+    with pytest.raises(InputError, match="not the same prompt"):
+        compare(
+            [
+                System("a", ("1", "2", "3"), [["a"], ["b"], ["c"]], ("x", "y", "z")),
+                System("b", ("1", "2", "3"), [["a"], ["b"], ["c"]], ("x", "y", "Z")),
+            ],
+            ["distinct-1"],
+        )
+
+
+def _write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def _files(tmp_path, n=40, k=3):
+    rng = np.random.default_rng(12)
+    a, b = [], []
+    for i in range(n):
+        resp = [" ".join(rng.choice(WORDS[:50], 6)) for _ in range(k)]
+        a.append({"id": f"q{i}", "prompt": f"prompt {i}", "responses": resp})
+        b.append({"id": f"q{i}", "prompt": f"prompt {i}", "responses": [resp[0]] * k})
+    return _write(tmp_path / "base.jsonl", a), _write(tmp_path / "copy.jsonl", b)
+
+
+def test_cli_table_json_and_reruns(tmp_path, capsys):
+    base, copy = _files(tmp_path)
+    assert main(["compare", base, copy, "-m", "distinct-1", "-m", "self-bleu"]) == 0
+    out = capsys.readouterr().out
+    assert "copy vs base (baseline), 40 prompts in common" in out and " *" in out
+    assert "base" in out.split("distinct-1")[1].splitlines()[0]  # the winner, named
+    assert main(["compare", base, copy, "-m", "distinct-1", "--json"]) == 0
+    first = capsys.readouterr().out
+    assert main(["compare", base, copy, "-m", "distinct-1", "--json"]) == 0
+    assert capsys.readouterr().out == first
+    row = json.loads(first)["rows"][0]
+    for key in ("metric", "baseline", "candidate", "difference", "interval", "p_value"):
+        assert key in row
+    for key in ("p_adjusted", "significant", "n_prompts", "signature"):
+        assert key in row
+    assert row["candidate"] == "copy" and row["significant"] and row["more_diverse"] == "base"
+
+
+def test_cli_by_system(tmp_path, capsys):
+    base, copy = _files(tmp_path)
+    records = [
+        {**json.loads(x), "system": s}
+        for s, p in (("tuned", copy), ("base", base))
+        for x in open(p, encoding="utf-8")
+    ]
+    one = _write(tmp_path / "both.jsonl", records)
+    assert (
+        main(["compare", one, "--by", "system", "--baseline", "base", "-m", "distinct-1", "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["comparison"]["baseline"] == "base" and out["rows"][0]["candidate"] == "tuned"
+
+
+def test_cli_bad_input_is_one_line(tmp_path, capsys):
+    base, _ = _files(tmp_path)
+    rng = np.random.default_rng(0)
+    k4 = _write(
+        tmp_path / "k4.jsonl",
+        [
+            {"id": f"q{i}", "responses": [f"a{j} {rng.integers(9)}" for j in range(4)]}
+            for i in range(40)
+        ],
+    )
+    assert main(["compare", base, k4]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--at-k" in err
+    assert main(["compare", base]) == 2
+    assert "CANDIDATE" in capsys.readouterr().err
+
+
+def test_corpus_permutation_p_equals_the_swapped_corpora_scored_one_by_one():
+    """Exact over all 2**n swap patterns: each pattern's corpora built and scored by the registry."""
+    import itertools
+
+    rng = np.random.default_rng(13)
+    n = 7
+    a = {f"p{i}": " ".join(rng.choice(WORDS[:12], 5)) for i in range(n)}
+    b = {f"p{i}": " ".join(rng.choice(WORDS[:30], 5)) for i in range(n)}
+    row = compare({"a": a, "b": b}, ["distinct-1"], n_resamples=2**n, confidence=0.8).rows[0]
+
+    def value(texts):
+        return diveval.score(texts, ["distinct-1"])["distinct-1"].value
+
+    ka, kb = list(a.values()), list(b.values())
+    observed = value(kb) - value(ka)
+    hits = 0
+    for pattern in itertools.product([0, 1], repeat=n):
+        sa = [y if s else x for x, y, s in zip(ka, kb, pattern)]
+        sb = [x if s else y for x, y, s in zip(ka, kb, pattern)]
+        hits += abs(value(sb) - value(sa)) >= abs(observed) - 1e-12
+    assert row.difference == pytest.approx(observed, abs=1e-15)
+    assert row.p_value == pytest.approx(hits / 2**n, abs=1e-15)
+
+
+def test_report_shows_the_comparison(tmp_path, capsys):
+    base, copy = _files(tmp_path)
+    assert main(["compare", base, copy, "-m", "distinct-1", "-m", "distinct-2", "--json"]) == 0
+    out = tmp_path / "cmp.json"
+    out.write_text(capsys.readouterr().out, encoding="utf-8")
+    page = tmp_path / "r.html"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert 'id="compare"' in html and "Paired comparisons" in html
+    assert "copy against base (baseline) on 40 shared prompts" in html
+    assert '<tr class="significant">' in html and "<strong>base</strong>" in html
