@@ -3,12 +3,12 @@ baseline (the logic is :mod:`diveval.meta.compare`)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_out
 from ..io.readers import FORMATS
 from ..meta import compare as cmp
 from . import add_json_flag, add_metric_flag, help_formatter
@@ -133,7 +133,7 @@ def run(args) -> int:
         out = {"inputs": list(args.inputs), **result.to_dict()}
         if args.by:
             out["by"] = args.by
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_out.dumps(out, indent=2, ensure_ascii=False))
     else:
         print(table(result))
     return 0

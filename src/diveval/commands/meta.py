@@ -274,7 +274,7 @@ def run_agreement(args) -> int:
     if args.json:
         rows = [r.to_dict(args.values) for res in results for r in res.rows]
         files = [{k: v for k, v in res.to_dict().items() if k != "rows"} for res in results]
-        print(json.dumps({"files": files, "rows": rows}, indent=2))
+        print(json_out.dumps({"files": files, "rows": rows}, indent=2))
         return 0
     print(format_agreement(results))
     return 0

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..io import json_out
 from . import add_json_flag, help_formatter
 
 
@@ -42,7 +41,7 @@ def run_recommended(args) -> int:
     board = load_leaderboard()
     picks = {kind: recommend(board, kind) for kind in KINDS}
     if args.json:
-        print(json.dumps(picks, indent=2))
+        print(json_out.dumps(picks, indent=2))
         return 0
     blocks = []
     for kind, rows in picks.items():
@@ -90,7 +89,7 @@ def run(args) -> int:
     metrics = all_metrics()
     if args.json:
         print(
-            json.dumps(
+            json_out.dumps(
                 {
                     n: {
                         "description": m.description,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..io import json_out
 from ..io.readers import FORMATS
 from . import add_json_flag, help_formatter
 from .options import add_model_options, add_option_flags, metric_options
@@ -54,7 +55,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    import json
 
     from ..context import RunContext
     from ..io.readers import locate, read_input
@@ -102,7 +102,7 @@ def run(args) -> int:
     else:
         run.update(scores={}, rarefaction=bodies["all"]["rarefaction"])
     if args.json:
-        print(json.dumps(run, indent=2, ensure_ascii=False))
+        print(json_out.dumps(run, indent=2, ensure_ascii=False))
     else:
         _print_table(results, at_k)
     if args.report:

@@ -475,7 +475,6 @@ def _run_level(args) -> int:
 
 def _run_across(args) -> int:
     """`--by SYSTEM --across`: the alpha / beta / gamma decomposition (``meta.metacommunity``)."""
-    import json
     import sys
 
     from ..context import RunContext
@@ -507,7 +506,7 @@ def _run_across(args) -> int:
         print(f"diveval: warning: across: {warning}", file=sys.stderr)
     if args.json:
         out = {"input": args.input, "by": args.by, "across": result.to_dict(args.items is True)}
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_out.dumps(out, indent=2, ensure_ascii=False))
         return 0
     from ..report.tables import across_table
 
