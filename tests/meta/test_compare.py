@@ -376,3 +376,20 @@ def test_report_shows_the_comparison(tmp_path, capsys):
     assert 'id="compare"' in html and "Paired comparisons" in html
     assert "copy against base (baseline) on 40 shared prompts" in html
     assert '<tr class="significant">' in html and "<strong>base</strong>" in html
+
+
+def test_at_k_compares_systems_sampled_with_different_k():
+    """k = 3 against k = 4 is refused as it stands; at K = 3 both are scored at 3 responses a set
+    (distinct-n exactly: the expectation over 3-subsets, so the k = 4 system's own value at 3)."""
+    from diveval.meta.at_k import score_at_k
+
+    rng = np.random.default_rng(12)
+    a, b = _sets(rng, 30, 3), _sets(rng, 30, 4)
+    got = compare({"a": a, "b": b}, ["distinct-1", "distinct-2"], at_k=3, n_resamples=200)
+    for row in got.rows:
+        assert "at-k:3" in row.signature
+        at3 = score_at_k(list(b.values()), [row.metric], at_k=3)[row.metric]
+        plain = score_at_k(list(a.values()), [row.metric], at_k=3)[row.metric]
+        assert row.difference == pytest.approx(at3.value - plain.value, rel=1e-12, abs=1e-12)
+    with pytest.raises(InputError, match="fewer than --at-k 4"):
+        compare({"a": a, "b": b}, ["distinct-1"], at_k=4)

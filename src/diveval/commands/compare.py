@@ -85,6 +85,7 @@ def add_parser(sub):
         "see the guide 'Comparing models')",
     )
     add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
+    add_option_flags(p, "at_k", "at_k_draws", "at_k_seed")
     add_model_options(p)
     add_json_flag(p)
     return p

@@ -492,7 +492,7 @@ def _pair(baseline: System, candidate: System) -> tuple[list[int], list[int], di
     return bi, ci, {k: v for k, v in unmatched.items() if v}
 
 
-def _check_settings(systems: Sequence[System]) -> None:
+def _check_settings(systems: Sequence[System], at_k: int | None = None) -> None:
     first = systems[0]
     for s in systems[1:]:
         if s.setting != first.setting:
@@ -500,7 +500,7 @@ def _check_settings(systems: Sequence[System]) -> None:
                 f"{first.name} holds {first.setting} and {s.name} {s.setting}: compare inputs of "
                 "one setting (one response per prompt, or a set of responses per prompt)"
             )
-        if s.k != first.k:
+        if s.k != first.k and at_k is None:
             raise InputError(
                 f"{first.name} has k = {first.k} responses per prompt and {s.name} k = {s.k}: "
                 "diversity grows with k, so compare refuses inputs whose k differ (compare them "
@@ -528,6 +528,9 @@ def compare(
     confidence: float = DEFAULT_CONFIDENCE,
     levels: int = DEFAULT_LEVELS,
     match: str = "id",
+    at_k: int | None = None,
+    at_k_draws: int | None = None,
+    at_k_seed: int | None = None,
     **options: Any,
 ) -> Comparison:
     """Compare every candidate with the baseline on every metric (see the module docstring).
@@ -535,7 +538,9 @@ def compare(
     systems: ``{name: {prompt id: set}}`` (or a list per name, prompts matched by position), or
     :class:`System` objects; the baseline is ``baseline`` or the first. metrics: registry names
     (default: the lexical defaults of the inputs' setting). options: metric options (tokenizer,
-    lowercase, vocab, ...), the same for every system.
+    lowercase, vocab, ...), the same for every system. at_k: every system's sets scored at K
+    responses each (``meta.at_k``: exact expectations where they exist, else seeded draws), so
+    systems sampled with different k compare; without it, inputs whose k differ are refused.
 
     >>> a = {f"p{i}": ["a b", "a b"] for i in range(12)}
     >>> b = {f"p{i}": ["a b", "c d"] for i in range(12)}
@@ -562,9 +567,11 @@ def compare(
         ordered = [s for s in ordered if s.name == baseline] + [
             s for s in ordered if s.name != baseline
         ]
-    _check_settings(ordered)
+    _check_settings(ordered, at_k)
     base, candidates = ordered[0], ordered[1:]
     setting = base.setting
+    if at_k is not None and setting != SETS:
+        raise InputError("--at-k scores each prompt's set at K responses: it needs sets")
     if levels == 2 and setting != SETS:
         raise InputError("two levels resample the responses of each prompt: sets input only")
     pairs = []
@@ -581,12 +588,22 @@ def compare(
 
     # score every system once, on all of its prompts (per-set values), skipping none asked for
     asked = list(metrics) if metrics is not None else None  # None: defaults, undefined ones skipped
-    scored = {s.name: score(s.items, asked, **options) for s in ordered}
+
+    def scored_sets(items: list) -> Any:
+        if at_k is None:
+            return score(items, asked, **options)
+        from .at_k import score_at_k
+
+        return score_at_k(
+            items, asked, at_k=at_k, at_k_draws=at_k_draws, at_k_seed=at_k_seed, **options
+        )
+
+    scored = {s.name: scored_sets(s.items) for s in ordered}
     inner: dict[str, list[Any]] = {}
     if levels == 2:
         for i, s in enumerate(ordered):
             draws = _inner_draws(s.items, np.random.default_rng([seed, 2, i]))
-            inner[s.name] = [score(d, asked, **options) for d in draws]
+            inner[s.name] = [scored_sets(d) for d in draws]
 
     test_name = test if levels == 1 else "bootstrap"
     choices = (
