@@ -196,22 +196,18 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
         last = n == n_orders
         if not last:
             rank = np.empty(srt.size, dtype=np.int64)
-        hits_s, hits_c = [], []
         n_keys = 0  # dense rank offset of the current slice
         for a, b in srt.chunks(_CHUNK):
             sent_s, clip, ranks = _slice_stats(srt, a, b, sent, not last)
             if clip.size:
-                hits_s.append(sent_s)
-                hits_c.append(clip)
+                # summed slice by slice: the hits of a whole order would take ~150 MB per
+                # million sentences (integer sums in float64 are exact below 2**53)
+                num[:, n - 1] += np.bincount(sent_s, weights=clip, minlength=N).astype(np.int64)
             if not last:
                 local, order, distinct = ranks
                 local[local >= 0] += n_keys
                 rank[order] = local
                 n_keys += distinct
-        if hits_s:
-            num[:, n - 1] = np.bincount(
-                np.concatenate(hits_s), weights=np.concatenate(hits_c), minlength=N
-            ).astype(np.int64)
         del srt
     return num
 
