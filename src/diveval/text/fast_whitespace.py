@@ -36,21 +36,24 @@ def _words(data: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 #: Characters of text tokenized at a time: the temporaries of one chunk (a few arrays of one
-#: byte and a few of 8 bytes per character) stay near 100 MB whatever the size of the input.
-CHUNK_CHARS = 1 << 23
+#: byte and a few of 8 bytes per character) stay near 25 MB whatever the size of the input.
+CHUNK_CHARS = 1 << 21
 
 
-def _chunks(texts: Sequence[str], size: int) -> list[tuple[int, int]]:
-    """(first, end) text indices of consecutive chunks of about ``size`` characters."""
-    out, first, total = [], 0, 0
+def _chunks(texts: Sequence[str], size: int) -> tuple[list[tuple[int, int]], int]:
+    """(first, end) text indices of consecutive chunks of about ``size`` characters, and an upper
+    bound on the number of tokens (a text of L characters holds at most (L + 1) // 2)."""
+    out, first, total, most = [], 0, 0, 0
     for i, t in enumerate(texts):
-        total += len(t) + 1
+        n = len(t)
+        total += n + 1
+        most += (n + 1) // 2
         if total >= size:
             out.append((first, i + 1))
             first, total = i + 1, 0
     if first < len(texts) or not out:
         out.append((first, len(texts)))
-    return out
+    return out, most
 
 
 def _borders(texts: Sequence[str], body: np.ndarray, only_joins: bool) -> np.ndarray:
@@ -68,21 +71,26 @@ def _borders(texts: Sequence[str], body: np.ndarray, only_joins: bool) -> np.nda
 def whitespace_token_ids(texts: Sequence[str], chunk_chars: int = CHUNK_CHARS) -> TokenIds | None:
     """TokenIds equal to splitting every text with ``str.split()``; None if the fast path can't.
 
-    Texts are read in chunks of about ``chunk_chars`` characters. Ids are the ranks of the
-    tokens' keys among all distinct keys (short tokens first, then medium, then long ones in order
-    of first occurrence), so they do not depend on the chunking: each chunk ranks its own keys,
-    and a last pass maps those ranks to the ranks among every chunk's keys."""
+    Texts are read in chunks of about ``chunk_chars`` characters, each chunk's ids written into
+    one array sized for the most tokens the texts could hold (pages never written are never
+    resident). Ids are the ranks of the tokens' keys among all distinct keys (short tokens first,
+    then medium, then long ones in order of first occurrence), so they do not depend on the
+    chunking: a chunk writes the ranks among its own short keys, and a last pass maps them to the
+    ranks among every chunk's keys."""
     n_texts = len(texts)
     if n_texts == 0:
         return TokenIds(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), ())
+    chunks, most = _chunks(texts, chunk_chars)
+    ids = np.empty(most, dtype=np.int64)  # short: the chunk's rank; medium: 0; long: its index
+    kind = np.empty(most, dtype=np.int8)  # 0 short, 1 medium, 2 long
     counts = np.zeros(n_texts, dtype=np.int64)  # tokens per text
-    parts: list[np.ndarray] = []  # per chunk, int32: short: the chunk's rank; long: its index
-    kinds: list[np.ndarray] = []  # per chunk: 0 short, 1 medium, 2 long
+    spans: list[tuple[int, int]] = []  # per chunk: its tokens' [first, end) in ids
     short_keys: list[np.ndarray] = []  # per chunk: its distinct short keys, ascending
     heads: list[np.ndarray] = []
     tails: list[np.ndarray] = []
     long_index: dict[bytes, int] = {}
-    for first, end in _chunks(texts, chunk_chars):
+    at = 0
+    for first, end in chunks:
         chunk = texts[first:end]
         joined = "\n".join(chunk)
         if not joined.isascii() and _UNICODE_WS.search(joined):
@@ -102,27 +110,29 @@ def whitespace_token_ids(texts: Sequence[str], chunk_chars: int = CHUNK_CHARS) -
         cuts = np.searchsorted(starts, _borders(chunk, body, only_joins))
         counts[first:end] = np.diff(cuts, prepend=0, append=starts.size)
 
-        ids = np.zeros(starts.size, dtype=np.int32)
-        kind = np.zeros(starts.size, dtype=np.int8)
+        out = ids[at : at + starts.size]
+        out_kind = kind[at : at + starts.size]
+        spans.append((at, at + starts.size))
+        at += starts.size
+        out_kind[:] = 0
         short = lengths <= 7
         s, ln = starts[short], lengths[short]
         keys = (_words(data, s) & _KEEP[ln]) | ln.astype(np.uint64)
-        uniq, ids[short] = factorize(keys)
+        uniq, out[short] = factorize(keys)
         short_keys.append(uniq)
         medium = (lengths > 7) & (lengths <= 15)
         if medium.any():
-            kind[medium] = 1
+            out_kind[medium] = 1
+            out[medium] = 0
             s, ln = starts[medium], lengths[medium]
             heads.append(_words(data, s))
             tails.append((_words(data, s + 8) & _KEEP[ln - 8]) | ln.astype(np.uint64))
         long_ = np.flatnonzero(lengths > 15)
         if long_.size:
-            kind[long_] = 2
+            out_kind[long_] = 2
             for i in long_.tolist():
                 tok = raw[starts[i] : starts[i] + lengths[i]]
-                ids[i] = long_index.setdefault(tok, len(long_index))
-        parts.append(ids)
-        kinds.append(kind)
+                out[i] = long_index.setdefault(tok, len(long_index))
 
     vocab: list[str] = []
     all_short = union_sorted(short_keys) if short_keys else np.zeros(0, dtype=np.uint64)
@@ -141,20 +151,18 @@ def whitespace_token_ids(texts: Sequence[str], chunk_chars: int = CHUNK_CHARS) -
     long_base = len(vocab)
     vocab.extend(t.decode("utf-8") for t in long_index)
 
-    offsets = np.zeros(n_texts + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    ids = np.empty(int(offsets[-1]), dtype=np.int64)
-    at, medium_at = 0, 0
-    for part, kind, uniq in zip(parts, kinds, short_keys):
-        out = ids[at : at + part.size]
-        at += part.size
-        short = kind == 0
-        out[short] = np.searchsorted(all_short, uniq)[part[short]]
-        medium = kind == 1
+    medium_at = 0
+    for (a, b), uniq in zip(spans, short_keys):
+        out, out_kind = ids[a:b], kind[a:b]
+        short = out_kind == 0
+        out[short] = np.searchsorted(all_short, uniq)[out[short]]
+        medium = out_kind == 1
         n_medium = int(np.count_nonzero(medium))
         out[medium] = medium_ids[medium_at : medium_at + n_medium]
         medium_at += n_medium
-        long_ = kind == 2
-        out[long_] = part[long_].astype(np.int64) + long_base
-    parts.clear()
-    return TokenIds(ids, offsets, tuple(vocab))
+        out[out_kind == 2] += long_base
+    del kind
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    # a view of the first tokens: the pages past them were never written, so never resident
+    return TokenIds(ids[:at], offsets, tuple(vocab))
