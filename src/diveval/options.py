@@ -46,7 +46,8 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option(
         "tokenizer",
-        "how responses are split into tokens: whitespace, 13a, bert, tevet",
+        "how responses are split into tokens: whitespace, 13a, bert, tevet, space (single "
+        "spaces, empty tokens kept, as the diversity package)",
         ("--tokenizer",),
         default="whitespace",
     ),
