@@ -90,5 +90,6 @@ def test_the_registry_and_the_declarations_agree():
     assert set(PER_ITEM_OPTIONS) == {"references", "reference_groups", "logprobs"}
     taken = {o for m in all_metrics().values() for o in m.options}
     assert taken <= set(KNOWN_OPTIONS)
-    # a declared option no metric takes would be a flag that does nothing
-    assert set(KNOWN_OPTIONS) - taken <= {"progress"}
+    # a declared option no metric takes would be a flag that does nothing; progress and threads
+    # are the run's own (the CLI and diveval.score apply threads to the whole process)
+    assert set(KNOWN_OPTIONS) - taken <= {"progress", "threads"}

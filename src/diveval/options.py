@@ -98,6 +98,16 @@ OPTIONS: tuple[Option, ...] = (
         group=MODELS,
     ),
     Option(
+        "threads",
+        "CPU threads of the model backends (torch's two pools, onnxruntime); default: "
+        "$DIVEVAL_THREADS, else the usable cores less those other processes keep busy; changes "
+        "the time only, never a score",
+        ("--threads",),
+        type=positive_int,
+        group=MODELS,
+        metavar="N",
+    ),
+    Option(
         "batch_size",
         "model batch size (default: the backend's, by device)",
         ("--batch-size",),

@@ -64,6 +64,7 @@ MODEL_OPTIONS = (
     "judge",
     "similarity",
     "cache_dir",
+    "threads",
 )
 
 

@@ -292,6 +292,9 @@ class HFGenerator:
     ) -> tuple[list[str], list[int], Optional[list[list[float]]]]:
         import torch
 
+        from .threads import torch_threads
+
+        torch_threads()  # once per process, before the first generation (see models.threads)
         k = _check_k(k)
         ids = ids.to(self.device)
         pad = self.tokenizer.pad_token_id
