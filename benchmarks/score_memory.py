@@ -11,7 +11,10 @@ the ratio. The baseline is the source of ``--baseline`` (default 9b6636f, before
 
     python benchmarks/score_memory.py [--responses 1000000] [--rounds 2] [--baseline REV]
 
-Target: peak below 1 GB, time not above the baseline's, identical JSON.
+Target: peak below 1 GB, time not above the baseline's, identical JSON. Measured on the shared
+2-core development machine (heavily loaded by other users, so the times are long and noisy),
+``python benchmarks/score_memory.py --rounds 1``: baseline 144.9 s, peak 1553 MiB; this tree
+114.4 s, peak 781 MiB (time 0.79x, peak 0.50x); JSON identical.
 """
 
 from __future__ import annotations

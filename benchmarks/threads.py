@@ -13,8 +13,12 @@ printed with the ratios, and the outputs of old and new are compared.
 
     python benchmarks/threads.py [--path nli|smollm2] [--sets 150] [--rounds 1] [--burners 1]
 
-Measured on this 2-core machine (see the report of the change): the issue's numbers were
-80-93 s for ``sample --model smollm2 --k 3`` with a busy neighbour, 15 s with one thread.
+Measured on the shared 2-core development machine (load average 8-18 from other users, so
+"idle" is busy too), ``python benchmarks/threads.py --path smollm2 --prompts 2``:
+idle: old 317.5 s, new 57.5 s (0.18x); with one burner: old 445.9 s, new 32.7 s (0.07x).
+``python benchmarks/threads.py --sets 40`` (nli): idle old 16.6 s, new 12.5 s; busy old 23.4 s,
+new 21.8 s; scores identical. (The issue's figures: 80-93 s for ``sample --model smollm2 --k 3``
+beside a busy process, 15 s with one thread.)
 """
 
 from __future__ import annotations
