@@ -94,4 +94,17 @@ def test_no_logprobs_writes_none(tiny, tmp_path, capsys):
     assert main([*argv, "--out", str(out), "--no-logprobs", "--quiet"]) == 0
     (rec,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert "logprobs" not in rec and "token_logprobs" not in rec
-    assert rec["sampling"]["logprobs"] is False
+    assert "logprobs" not in rec["sampling"]
+
+
+def test_a_file_without_logprobs_resumes_with_no_logprobs_only(tiny, tmp_path, capsys):
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("the cat\na dog\n")
+    out = tmp_path / "s.jsonl"
+    argv = ["sample", str(prompts), "-M", f"hf:{tiny}", "--k", "2", "--max-tokens", "4"]
+    assert main([*argv, "--out", str(out), "--no-logprobs", "--limit", "1", "--quiet"]) == 0
+    assert main([*argv, "--out", str(out), "--quiet"]) == 2  # would mix the two kinds
+    assert "other settings (logprobs)" in capsys.readouterr().err
+    assert main([*argv, "--out", str(out), "--no-logprobs", "--quiet"]) == 0
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(recs) == 2 and not any("logprobs" in r for r in recs)

@@ -65,6 +65,9 @@ class SamplingSettings:
     logprobs: bool = True  # ask for token log-probabilities (they never change a sample)
 
     def as_dict(self) -> dict[str, Any]:
+        # "logprobs" only when asked for: a file written without them (--no-logprobs, or before
+        # diveval recorded them) resumes with --no-logprobs, never mixing records with and
+        # without log-probabilities
         return {
             "protocol": self.protocol,
             "k": self.k,
@@ -73,7 +76,7 @@ class SamplingSettings:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "model": self.model,
-            "logprobs": self.logprobs,
+            **({"logprobs": True} if self.logprobs else {}),
             **protocol_settings(self.protocol, self.paraphrase_field),
         }
 
