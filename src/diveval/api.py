@@ -26,7 +26,8 @@ def score(
     metrics: registry names (``diveval.metrics()`` lists them); by default the lexical metrics
     that support the input's setting, of which those undefined on this input are skipped and
     listed in the result's ``skipped`` (all of them undefined is an error). options: tokenizer,
-    lowercase, vocab, nli_model, ... each metric takes the ones it declares.
+    lowercase, vocab, nli_model, ... each metric takes the ones it declares; ``threads`` sets the
+    CPU threads of the model backends for the whole process (see ``diveval.models.threads``).
 
     data may also be a numpy array, a pandas Series, or a DataFrame with ``column=`` naming the
     text column (strings: corpus; lists of strings: sets).
@@ -40,6 +41,10 @@ def score(
     from .data import select_column
 
     data = select_column(data, options.pop("column", None))
+    if options.get("threads") is not None:  # process-wide: the model backends' CPU threads
+        from .models.threads import set_threads
+
+        set_threads(options.pop("threads"))
     run_on, options = EngineOptions.split(engine, options)
     at_k = {k: options.pop(k) for k in ("at_k", "at_k_draws", "at_k_seed") if k in options}
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)

@@ -112,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[ONLINE_ENV] = "1"
     try:
         check_common_arguments(args)
+        if getattr(args, "threads", None) is not None:
+            from .models.threads import set_threads
+
+            set_threads(args.threads)  # before any model loads
         return int(args.run(args) or 0)
     except DivevalError as exc:
         print(f"diveval: error: {exc}", file=sys.stderr)

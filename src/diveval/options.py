@@ -49,9 +49,10 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option(
         "tokenizer",
-        "how responses are split into tokens: whitespace, 13a, bert, tevet; for languages "
-        "written without spaces zh (one token per Chinese character), ja-mecab and ko-mecab "
-        "(morphemes; the cjk extra), char (every character), and intl (mteval-v14 international)",
+        "how responses are split into tokens: whitespace, 13a, bert, tevet, space (single "
+        "spaces, empty tokens kept, as the diversity package); for languages written without "
+        "spaces zh (one token per Chinese character), ja-mecab and ko-mecab (morphemes; the cjk "
+        "extra), char (every character), and intl (mteval-v14 international)",
         ("--tokenizer",),
         default="whitespace",
     ),
@@ -101,6 +102,17 @@ OPTIONS: tuple[Option, ...] = (
         choices=("fp32", "fp16", "bf16", "auto"),
         default="fp32",
         group=MODELS,
+    ),
+    Option(
+        "threads",
+        "CPU threads of the model backends (torch's two pools, onnxruntime); default: "
+        "$DIVEVAL_THREADS, else the usable cores less those other processes keep busy; changes "
+        "the time only, never a score",
+        ("--threads",),
+        type=positive_int,
+        group=MODELS,
+        metavar="N",
+        run=True,  # the CLI and diveval.score apply it to the whole process, no metric takes it
     ),
     Option(
         "batch_size",

@@ -114,7 +114,10 @@ def test_metric_options_in_the_yaml_reach_diveval(tmp_path):
     folder = _task_dir(
         tmp_path,
         lambda y: y.replace(
-            "- metric: diveval/self-bleu", "- metric: diveval/distinct-1\n    lowercase: true"
+            "- metric: diveval/self-bleu\n    aggregation: diveval/self-bleu\n"
+            "    higher_is_better: false",
+            "- metric: diveval/distinct-1\n    aggregation: diveval/distinct-1\n"
+            "    higher_is_better: true\n    lowercase: true",
         ),
     )
     out = _evaluate(folder, Canned(TEXTS))
@@ -127,6 +130,28 @@ def test_metric_options_in_the_yaml_reach_diveval(tmp_path):
     assert expected != diveval.score(sets, ["distinct-1"])["distinct-1"].value
     value = out["results"]["diveval_diversity"]["diveval/distinct-2,k4"]
     assert value == pytest.approx(diveval.score(sets, ["distinct-2"])["distinct-2"].value)
+
+
+def test_the_example_task_declares_aggregation_and_direction_so_lm_eval_does_not_warn(
+    tmp_path, caplog
+):
+    import yaml
+
+    class Loader(yaml.SafeLoader):  # the task's `!function` tag, read as a plain string
+        pass
+
+    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+    config = yaml.load((EXAMPLE / "diveval_diversity.yaml").read_text(), Loader=Loader)
+    for entry in config["metric_list"]:
+        assert entry["aggregation"] == entry["metric"]
+        assert entry["higher_is_better"] is is_higher_better(entry["metric"])
+    caplog.set_level("WARNING")
+    import logging
+
+    logging.getLogger("lm_eval").propagate = True  # lm-eval may keep its records to itself
+    _evaluate(_task_dir(tmp_path, lambda y: y), Canned(TEXTS))
+    said = [r.getMessage() for r in caplog.records]
+    assert not [m for m in said if "aggregation is not" in m or "higher_is_better is not" in m]
 
 
 def test_a_task_without_k_responses_per_prompt_is_an_error_that_says_so(tmp_path):

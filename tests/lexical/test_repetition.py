@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 
 import pytest
@@ -52,6 +53,25 @@ def test_ngram_diversity_equals_the_diversity_package(seed):
     assert round(ngram_diversity(docs, join="sorted").value, 3) == ref.ngram_diversity_score(
         sorted(docs)
     )
+
+
+def test_ngram_diversity_with_the_space_tokenizer_equals_the_package_on_any_spacing():
+    ref = diversity_module("ngram_diversity")
+    docs = ["a  b c", "a b c"]
+    assert ref.ngram_diversity_score(docs) == 3.405
+    assert round(ngram_diversity(docs, tokenizer="space").value, 3) == 3.405
+    assert round(ngram_diversity(docs).value, 3) == 2.85  # runs of white space are one break
+    assert "tok:space" in ngram_diversity(docs, tokenizer="space").signature
+    rng = random.Random(5)
+    for _ in range(20):
+        messy = [
+            "".join(rng.choice(["a", "b", "c", " ", "  ", "\t", "\n", "d."]) for _ in range(12))
+            for _ in range(rng.randint(1, 6))
+        ]
+        if len(" ".join(messy).split(" ")) < 4:
+            continue  # the package divides by zero when an order has no n-gram
+        want = ref.ngram_diversity_score(messy)
+        assert round(ngram_diversity(messy, tokenizer="space").value, 3) == want
 
 
 def test_ngram_diversity_joins_across_responses_and_sums_orders():

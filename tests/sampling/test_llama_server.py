@@ -16,6 +16,7 @@ both).
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+import diveval
 from diveval.cli import main
 from sampling.servers import FaultProxy, LlamaServer, missing
 
@@ -223,3 +225,32 @@ def test_a_client_error_is_not_retried(server, tmp_path):
         assert len(done.stderr.strip().splitlines()) == 1
     finally:
         proxy.close()
+
+
+def test_token_logprobs_from_the_server_are_recorded_and_scored(server, tmp_path, capsys):
+    prompts = write_prompts(tmp_path / "p.jsonl", 3)
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / f"{name}.jsonl"
+        argv = ["sample", prompts, "--model", spec(server.url), "--k", "3", "--out", str(out)]
+        assert main([*argv, *FEW, "--quiet"]) == 0
+        outs.append(records(out))
+    recs = outs[0]
+    for r in recs:
+        assert len(r["logprobs"]) == len(r["token_logprobs"]) == 3
+        for total, tokens in zip(r["logprobs"], r["token_logprobs"]):
+            assert 0 < len(tokens) <= 8  # --max-tokens 8
+            assert all(x <= 0 for x in tokens) and total == math.fsum(tokens)
+    # seeded requests: the same tokens, hence the same log-probabilities
+    assert [r["logprobs"] for r in recs] == [r["logprobs"] for r in outs[1]]
+    capsys.readouterr()
+    out = str(tmp_path / "a.jsonl")
+    assert main(["score", out, "-m", "semantic-entropy", "--judge", "bleu", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["scores"]["semantic-entropy"]
+    assert "likelihood" in got["signature"]
+    pytest.importorskip("sentence_transformers")
+    assert main(["score", out, "-m", "vendi-weighted", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["scores"]["vendi-weighted"]
+    sets = [r["responses"] for r in recs]
+    want = diveval.score(sets, ["vendi-weighted"], logprobs=[r["logprobs"] for r in recs])
+    assert got["value"] == pytest.approx(want["vendi-weighted"].value, rel=1e-9)

@@ -13,6 +13,7 @@ from diveval.text.ngrams import (
     encode_tokens,
     factorize,
     ngram_codes,
+    ngram_starts,
     unique_counts,
 )
 
@@ -100,6 +101,29 @@ def test_vectorised_whitespace_path_equals_str_split(items):
     ]
     assert got == [t.split() for t in items]
     assert len(set(tids.vocab)) == len(tids.vocab)  # one id per distinct token
+
+
+@settings(max_examples=200)
+@given(texts, st.integers(1, 60))
+def test_whitespace_ids_do_not_depend_on_the_chunking(items, chunk_chars):
+    whole = whitespace_token_ids(items)
+    chunked = whitespace_token_ids(items, chunk_chars=chunk_chars)
+    if whole is None:
+        assert chunked is None
+        return
+    assert chunked is not None
+    assert np.array_equal(whole.ids, chunked.ids)
+    assert np.array_equal(whole.offsets, chunked.offsets)
+    assert whole.vocab == chunked.vocab
+
+
+@settings(max_examples=100)
+@given(st.lists(st.integers(0, 6), max_size=12), st.integers(1, 5))
+def test_ngram_starts_are_the_positions_with_n_tokens_left_in_their_text(lengths, n):
+    tids = encode_tokens([[f"t{i}"] * m for i, m in enumerate(lengths)])
+    want = [a + p for a, m in zip(tids.offsets[:-1].tolist(), lengths) for p in range(m - n + 1)]
+    assert ngram_starts(tids, n).tolist() == want
+    assert ngram_starts(tids, n).dtype == np.int64
 
 
 @given(st.lists(st.integers(-5, 5), max_size=40))

@@ -21,6 +21,7 @@ from typing import Any, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
 from ..models.devices import check_device
+from ..models.threads import torch_threads
 from .commonsense import Inference
 from .lm import CausalLM, load_causal_lm
 
@@ -126,6 +127,7 @@ class CometKnowledge:
                     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
                 except ImportError:
                     raise MissingDependencyError("COMET knowledge", "models") from None
+                torch_threads()  # before the first model: see models.threads
                 self.tokenizer = AutoTokenizer.from_pretrained(path)
                 self.model = AutoModelForSeq2SeqLM.from_pretrained(path).eval()
         except (OSError, ValueError) as err:

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from ..errors import InputError, MissingDependencyError
 from ..models.devices import check_device
+from ..models.threads import torch_threads
 
 DEFAULT_LM = "smollm2"
 
@@ -135,6 +136,7 @@ def load_causal_lm(
             check_model_spec(path, "causal LM")
         try:
             with hub_offline():
+                torch_threads()  # before the first model: see models.threads
                 tokenizer = AutoTokenizer.from_pretrained(path)
                 model = AutoModelForCausalLM.from_pretrained(path)
         except (OSError, ValueError) as err:

@@ -100,9 +100,6 @@ def add_parser(sub):
         "old reference (the DELOREAN authors' code)",
     )
     a.add_argument("--seed", type=int, default=0, help="random seed")
-    a.add_argument(
-        "--threads", type=int, default=None, help="torch CPU threads (1 is often fastest)"
-    )
     g = p.add_argument_group("retrieval")
     g.add_argument("--k1", type=float, default=0.5, help="BM25 k1 (default 0.5, the paper's)")
     g.add_argument("--b", type=float, default=0.7, help="BM25 b (default 0.7, the paper's)")
@@ -115,6 +112,9 @@ def add_parser(sub):
     )
     g.add_argument("--keep-stopwords", action="store_true", help="index English stopwords too")
     add_online_flag(p)
+    from .options import add_option_flags
+
+    add_option_flags(p, "threads")
     add_json_flag(p)
     return p
 
@@ -134,10 +134,7 @@ def run(args) -> int:
     if args.knowledge and args.commonsense:
         raise InputError("give --knowledge or --commonsense, not both")
     items = read_items(args.input)
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(int(args.threads))
+    # --threads is applied by the CLI before any model loads (diveval.models.threads)
     retriever, build_s = None, 0.0
     if args.corpus:
         corpus = concat(read_corpus(spec) for spec in args.corpus)

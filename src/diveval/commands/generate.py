@@ -75,7 +75,6 @@ def add_parser(sub):
     g.add_argument(
         "--max-new-tokens", type=int, default=40, help="length cap of a response, in tokens"
     )
-    g.add_argument("--threads", type=int, default=None, help="torch CPU threads while generating")
     p.add_argument(
         "--bertscore",
         action="store_true",

@@ -67,6 +67,7 @@ MODEL_OPTIONS = (
     "similarity",
     "identical",
     "cache_dir",
+    "threads",
 )
 
 

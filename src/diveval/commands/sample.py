@@ -61,6 +61,13 @@ def add_parser(sub):
     g.add_argument(
         "--seed", type=int, default=0, help="seed of the run; each request's derives from it"
     )
+    g.add_argument(
+        "--no-logprobs",
+        dest="record_logprobs",
+        action="store_false",
+        help="do not ask for token log-probabilities (by default each record holds them where "
+        "the backend gives them: `logprobs`, one sum per response, and `token_logprobs`)",
+    )
     r = p.add_argument_group("requests")
     r.add_argument("--concurrency", type=int, default=8, help="requests in flight at most")
     r.add_argument("--retries", type=int, default=8, help="tries after the first (429, 5xx...)")
@@ -74,7 +81,7 @@ def add_parser(sub):
     p.add_argument("--limit", type=int, default=None, help="only the first N prompts")
     from .options import add_option_flags
 
-    add_option_flags(p, "device")
+    add_option_flags(p, "device", "threads")
     add_json_flag(p)
     return p
 
@@ -134,6 +141,7 @@ def run(args) -> int:
         max_tokens=args.max_tokens,
         seed=args.seed,
         paraphrase_field=args.paraphrase_field,
+        logprobs=args.record_logprobs,
     )
     policy = RetryPolicy(retries=args.retries, timeout=args.timeout)
     check_settings(settings, policy, args.concurrency)
@@ -154,6 +162,7 @@ def run(args) -> int:
             timeout=args.timeout,
             api_key_env=args.api_key_env,
             device=args.device,
+            logprobs=args.record_logprobs,
         )
     if local:  # a generation in a thread cannot be interrupted: no per-request time limit
         policy = RetryPolicy(retries=args.retries, timeout=None)

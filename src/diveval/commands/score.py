@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..errors import InputError
 from ..io import json_out
@@ -216,8 +216,8 @@ def run(args) -> int:
     groups = _groups(data, args.by)
     results = {}
     for name, index in groups.items():
-        part = [data.items[i] for i in index]
-        records = [data.records[i] for i in index] if data.records else []
+        part = _take(data.items, index)
+        records = _take(data.records, index) if data.records else []
         try:
             results[name] = _score(part, args.metrics, engine, _with_references(options, records))
         except InputError as exc:
@@ -259,13 +259,16 @@ def _write_report(args, data, groups: dict, results: dict) -> None:
     print(f"diveval: wrote {args.report} ({size / 1e6:.2f} MB)", file=sys.stderr)
 
 
-def _add_sampling(results, records: list):
+def _add_sampling(results, records: Sequence):
     """Responses sampled by `diveval sample` carry their settings (protocol, temperature, top_p,
     max_tokens, seed, model): every score computed from them names those in its signature."""
     import dataclasses
 
+    from ..io.readers import has_field
     from ..sampling.records import sampling_signature, with_sampling
 
+    if not has_field(records, "sampling"):
+        return results
     part = sampling_signature(records)
     if part is None:
         return results
@@ -282,23 +285,33 @@ def _score(items, metrics, engine, options):
     return score(items, metrics, engine=engine, **options)
 
 
-def _with_references(options: dict, records: list) -> dict:
+def _with_references(options: dict, records: Sequence) -> dict:
     """The per-item fields of the records (references, reference groups, log-probabilities), for
     the metrics that take them."""
+    from ..io.readers import has_field
+
     out = dict(options)
-    if any("reference_groups" in r for r in records):  # LSDSCC
+    if has_field(records, "reference_groups"):  # LSDSCC
         out["reference_groups"] = [r.get("reference_groups") for r in records]
-    if any("references" in r for r in records):  # the multi-reference metrics (ref-*)
+    if has_field(records, "references"):  # the multi-reference metrics (ref-*)
         out["references"] = [r.get("references") for r in records]
-    if any("logprobs" in r for r in records):  # semantic-entropy, likelihood-weighted
+    if has_field(records, "logprobs"):  # semantic-entropy, likelihood-weighted
         out["logprobs"] = [r.get("logprobs") for r in records]
     return out
+
+
+def _take(seq, index):
+    """``seq``'s elements at ``index``; ``seq`` itself when ``index`` is all of it (a copy of
+    a million records would be made for nothing)."""
+    if index == range(len(seq)):
+        return seq
+    return [seq[i] for i in index]
 
 
 def _groups(data, by: str | None) -> dict:
     """{group value: item indices}; one group (None) without --by."""
     if not by:
-        return {None: list(range(len(data.items)))}
+        return {None: range(len(data.items))}
     if not data.records or by not in data.records[0]:
         fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
         raise InputError(

@@ -14,8 +14,10 @@ aggregation scores all the sets in one ``diveval.score`` call (one model load, b
 value is the mean over prompts of the metric on each prompt's set. Options given beside the metric
 in the task YAML (``tokenizer``, ``lowercase``, ...) are diveval's run options.
 
-A task that uses them runs ``repeats: k`` generations per prompt and the ``diveval_k`` filter;
-``examples/lm_eval/`` is one (its helper module imports this one, so ``lm_eval --include_path``
+A task that uses them runs ``repeats: k`` generations per prompt and the ``diveval_k`` filter,
+and names in each ``metric_list`` entry its ``aggregation`` (``diveval/<metric>`` again) and its
+``higher_is_better``: lm-eval reads those two from the task, never from the registry, and warns
+when they are missing; ``examples/lm_eval/`` is one (its helper module imports this one, so ``lm_eval --include_path``
 finds the names). lm-eval reports no standard error for these aggregations (it computes one only
 for its own); ``diveval score`` on the logged samples gives per-prompt values and intervals.
 """

@@ -31,6 +31,8 @@ import io
 import os
 import re
 import sys
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -44,12 +46,46 @@ STDIN = "-"
 TEXT_FIELDS = ("responses", "response")
 
 
+class LineRecords(Sequence):
+    """The records of a text file, ``{"_line": n}`` each, made when asked for: a list of a
+    million one-key dicts takes about 200 MB to hold nothing but line numbers. ``lines``: the
+    line of each item (a ``range`` when no line was skipped, else an ``array``)."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: Sequence[int]):
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [{"_line": n} for n in self._lines[i]]
+        return {"_line": self._lines[i]}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, LineRecords)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, like the list it stands for
+
+
+def has_field(records: Sequence[dict[str, Any]], name: str) -> bool:
+    """Whether any record holds ``name`` (at once for a text file's records)."""
+    if isinstance(records, LineRecords):
+        return name == "_line" and len(records) > 0
+    return any(name in r for r in records)
+
+
 @dataclass(frozen=True)
 class InputData:
     path: str
     setting: str
     items: list  # list[str] (corpus) or list[list[str]] (sets)
-    records: list[dict[str, Any]] = field(default_factory=list)  # the raw rows, one per item
+    # the raw rows, one per item (a text file's: LineRecords)
+    records: Sequence[dict[str, Any]] = field(default_factory=list)
     skipped: tuple[int, ...] = ()  # lines (rows) of the empty responses that were skipped
 
     def __len__(self) -> int:
@@ -235,15 +271,18 @@ def _read_txt(path: str, text: str) -> InputData:
     if text.endswith("\n"):
         text = text[:-1]
     lines = text.split("\n") if text else []
-    items, records, skipped = [], [], []
+    skipped = []
     for lineno, line in enumerate(lines, start=1):
-        line = line[:-1] if line.endswith("\r") else line
+        if line.endswith("\r"):
+            line = lines[lineno - 1] = line[:-1]
         if _is_empty(line):
             skipped.append(lineno)
-            continue
-        items.append(line)
-        records.append({"_line": lineno})
-    return InputData(path, CORPUS, items, records, tuple(skipped))
+    if not skipped:
+        return InputData(path, CORPUS, lines, LineRecords(range(1, len(lines) + 1)), ())
+    gone = set(skipped)
+    kept = array("q", (n for n in range(1, len(lines) + 1) if n not in gone))
+    items = [line for n, line in enumerate(lines, start=1) if n not in gone]
+    return InputData(path, CORPUS, items, LineRecords(kept), tuple(skipped))
 
 
 def _not_strings(value: Any, key: str) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..results import CORPUS, Score, make_signature
-from ..text.ngrams import NgramCounts, distinct_per_group
+from ..text.ngrams import distinct_and_total, distinct_per_group
 from ..text.prepared import Prepared
 
 
@@ -31,8 +31,8 @@ def ngram_statistics(
 
     def one(n: int):
         if prep.setting == CORPUS:
-            counts = NgramCounts.from_token_ids(prep.tids, n)
-            return np.array([counts.distinct]), np.array([counts.total])
+            distinct, total = distinct_and_total(prep.tids, n)
+            return np.array([distinct]), np.array([total])
         return distinct_per_group(prep.tids, n, prep.set_index, prep.n_groups)
 
     orders = list(orders)

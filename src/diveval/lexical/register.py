@@ -190,7 +190,9 @@ LLM_EVALUATION = [
         direction="higher",
         citation="Shaib et al. 2024",
         order_dependent=True,
-        reference="the diversity package 0.3.1 (ngram_diversity_score), to its 3 decimals",
+        reference="the diversity package 0.3.1 (ngram_diversity_score), to its 3 decimals with "
+        "--tokenizer space (its split on single spaces); the default whitespace tokenizer "
+        "equals it on single-spaced text only",
     ),
     Metric(
         "template-rate",

@@ -102,7 +102,7 @@ class _Sorted:
     """Keys sorted with ties in input order (hence by position, hence by sentence), read back in
     slices as (keys, original indices)."""
 
-    def __init__(self, key: np.ndarray, index: np.ndarray):
+    def __init__(self, key: np.ndarray):
         m = key.size
         self.size = m
         # either `packed` is set, or `keys` and `order` hold the sorted keys and permutation
@@ -113,7 +113,8 @@ class _Sorted:
             # pack the index into the low bits: a plain value sort (SIMD, several times faster
             # than argsort) then yields both the sorted keys and the permutation
             packed = key << self.bits
-            packed |= index[:m]
+            for a in range(0, m, _CHUNK):  # the indices slice by slice: no array of all of them
+                packed[a : a + _CHUNK] |= np.arange(a, min(a + _CHUNK, m), dtype=np.int64)
             packed.sort()
             self.packed = packed
         else:  # keys too large to pack: stable argsort
@@ -167,16 +168,18 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
     num = np.zeros((N, n_orders), dtype=np.int64)
     if P == 0:
         return num
+    # positions, sentences and ranks are int32 when they fit: a quarter of the memory of a
+    # large corpus goes to these arrays
     sent_dtype = np.int32 if N < 2**31 else np.int64
+    pos_dtype = np.int32 if P < 2**31 else np.int64
     sent = np.repeat(np.arange(N, dtype=sent_dtype), lengths)  # sentence of each token
     # tokens from each position to the end of its sentence: order n is valid where rem >= n
-    index = np.arange(P, dtype=np.int64)
+    pos = np.arange(P, dtype=pos_dtype)
     rem = np.repeat(np.cumsum(lengths), lengths)
-    rem -= index
+    rem -= pos
     if int(lengths.max()) < 2**15:
         rem = rem.astype(np.int16)
     vocab = int(ids.max()) + 1
-    pos = index.copy()
     key = ids if group is None else group[sent] * vocab + ids
     rank = None
     for n in range(1, n_orders + 1):
@@ -185,33 +188,35 @@ def _clipped_matches(ids, lengths, group, n_orders, include_self):
             # whose (n-1)-gram is in one sentence only are dropped (rank -1) - exact, and most
             # of the work at higher orders on varied text
             keep = (rank >= 0) & (rem >= n)
-            pos, rem, sent, rank = pos[keep], rem[keep], sent[keep], rank[keep]
+            # one array at a time, so that each old one goes before the next new one is made
+            pos = pos[keep]
+            rem = rem[keep]
+            sent = sent[keep]
+            rank = rank[keep]
             del keep
             if pos.size == 0:
                 break
             # n-gram = (dense rank of its first n-1 tokens, last token): exact and compact
-            key = rank * vocab + ids[pos + (n - 1)]
-        srt = _Sorted(key, index)
+            key = np.multiply(rank, vocab, dtype=np.int64)
+            for a in range(0, key.size, _CHUNK):
+                key[a : a + _CHUNK] += ids[pos[a : a + _CHUNK] + (n - 1)]
+        srt = _Sorted(key)
         del key
         last = n == n_orders
         if not last:
-            rank = np.empty(srt.size, dtype=np.int64)
-        hits_s, hits_c = [], []
+            rank = np.empty(srt.size, dtype=pos_dtype)
         n_keys = 0  # dense rank offset of the current slice
         for a, b in srt.chunks(_CHUNK):
             sent_s, clip, ranks = _slice_stats(srt, a, b, sent, not last)
             if clip.size:
-                hits_s.append(sent_s)
-                hits_c.append(clip)
+                # summed slice by slice: the hits of a whole order would take ~150 MB per
+                # million sentences (integer sums in float64 are exact below 2**53)
+                num[:, n - 1] += np.bincount(sent_s, weights=clip, minlength=N).astype(np.int64)
             if not last:
                 local, order, distinct = ranks
                 local[local >= 0] += n_keys
                 rank[order] = local
                 n_keys += distinct
-        if hits_s:
-            num[:, n - 1] = np.bincount(
-                np.concatenate(hits_s), weights=np.concatenate(hits_c), minlength=N
-            ).astype(np.int64)
         del srt
     return num
 

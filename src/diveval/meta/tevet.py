@@ -130,7 +130,7 @@ def _is_binary(labels: np.ndarray) -> bool:
 HUMAN_NAMES = ("human", "absHDS", "abs_hds", "abs_hds_mean", HUMAN)
 
 
-def _resolve_metric(name: str, records: list[dict]) -> tuple[str, str | None]:
+def _resolve_metric(name: str, records: Sequence[dict]) -> tuple[str, str | None]:
     """('column', column name), ('registry', None) or ('absent', None) for the human line."""
     fields = records[0].keys() if records else []
     if name in fields and (name.startswith("metric_") or name == LABEL):

@@ -9,6 +9,7 @@ import os
 
 from ..errors import InputError, MissingDependencyError
 from .loaded import load_once
+from .threads import torch_threads
 
 
 def default_bertscore_model() -> str:
@@ -79,6 +80,7 @@ def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, prec
             from bert_score import BERTScorer
         except ImportError:
             raise MissingDependencyError("BERTScore (pip install bert-score)", "models") from None
+        torch_threads()  # before the first model: see models.threads
         try:
             scorer = BERTScorer(
                 model_type=model,

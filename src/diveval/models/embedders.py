@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from .threads import torch_threads
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
 
@@ -86,6 +87,7 @@ class SentenceTransformerEmbedder:
                 raise MissingDependencyError("sentence embedders", "models") from None
             self.device = pick_device(device)
             try:
+                torch_threads()  # before the first model: see models.threads
                 self.model = SentenceTransformer(path, device=self.device)
             except (OSError, ValueError) as err:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__

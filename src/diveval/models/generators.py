@@ -274,8 +274,27 @@ class HFGenerator:
     def sample_ids(self, ids: Any, k: int, seed: int) -> tuple[list[str], list[int]]:
         """k responses to the prompt ``ids`` (seeded), and the number of tokens each generated
         (up to its end-of-sequence token)."""
+        texts, counts, _ = self._generate(ids, k, seed, scored=False)
+        return texts, counts
+
+    def sample_ids_scored(
+        self, ids: Any, k: int, seed: int
+    ) -> tuple[list[str], list[int], list[list[float]]]:
+        """As :meth:`sample_ids` (the same responses for the same seed), with the log-probability
+        the model gives each generated token, the end-of-sequence token left out: its log-softmax
+        before temperature and nucleus truncation, log p(token | prompt, earlier tokens)."""
+        texts, counts, scores = self._generate(ids, k, seed, scored=True)
+        assert scores is not None
+        return texts, counts, scores
+
+    def _generate(
+        self, ids: Any, k: int, seed: int, scored: bool
+    ) -> tuple[list[str], list[int], Optional[list[list[float]]]]:
         import torch
 
+        from .threads import torch_threads
+
+        torch_threads()  # once per process, before the first generation (see models.threads)
         k = _check_k(k)
         ids = ids.to(self.device)
         pad = self.tokenizer.pad_token_id
@@ -284,6 +303,13 @@ class HFGenerator:
         old_threads = torch.get_num_threads()
         if self.threads:
             torch.set_num_threads(int(self.threads))
+        extra: dict[str, Any] = {}
+        recorder = None
+        if scored:
+            from transformers import LogitsProcessorList
+
+            recorder = _TokenLogprobs()
+            extra["logits_processor"] = LogitsProcessorList([recorder])
         try:
             with torch.random.fork_rng(devices=[]), torch.inference_mode():
                 torch.manual_seed(int(seed))
@@ -297,20 +323,59 @@ class HFGenerator:
                     max_new_tokens=self.max_new_tokens,
                     num_return_sequences=k,
                     pad_token_id=pad,
+                    **extra,
                 )
         finally:
             if self.threads:
                 torch.set_num_threads(old_threads)
         new = out[:, ids.shape[1] :]
         eos = self.tokenizer.eos_token_id
-        counts = []
+        counts, ended = [], []
         for row in new.tolist():
-            counts.append(row.index(eos) + 1 if eos is not None and eos in row else len(row))
+            stop = eos is not None and eos in row
+            counts.append(row.index(eos) + 1 if stop else len(row))
+            ended.append(stop)
         texts = [self._clean(self.tokenizer.decode(row, skip_special_tokens=True)) for row in new]
-        return texts, counts
+        if recorder is None:
+            return texts, counts, None
+        table = recorder.table(new).tolist()
+        scores = [row[: c - 1 if stop else c] for row, c, stop in zip(table, counts, ended)]
+        return texts, counts, scores
 
     def __repr__(self) -> str:
         return f"HFGenerator({self.name!r}, top_p={self.top_p}, top_k={self.top_k})"
+
+
+class _TokenLogprobs:
+    """A logits processor that records log p(token | prefix) of every generated token.
+
+    transformers runs the processors a caller passes before its temperature and nucleus warpers,
+    so the scores seen here are the model's own. A step's log-softmax is kept until the next
+    step shows which token was drawn (the last one of ``input_ids``), so one step's table is
+    held at a time, where ``output_scores`` would keep every step's."""
+
+    def __init__(self) -> None:
+        self.steps: list[Any] = []
+        self.last: Any = None
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        if self.last is not None:
+            self.steps.append(self.last.gather(1, input_ids[:, -1:])[:, 0])
+        self.last = torch.log_softmax(scores.float(), dim=-1)
+        return scores
+
+    def table(self, new_tokens: Any) -> Any:
+        """(k, generated tokens) log-probabilities of ``new_tokens``, the generated part."""
+        import torch
+
+        steps = list(self.steps)
+        if self.last is not None and len(steps) < new_tokens.shape[1]:
+            steps.append(self.last.gather(1, new_tokens[:, len(steps) : len(steps) + 1])[:, 0])
+        if not steps:
+            return torch.zeros((new_tokens.shape[0], 0))
+        return torch.stack(steps, dim=1).double()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from .base import NLI_LABELS
+from .threads import torch_threads
 
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
 
@@ -109,6 +110,7 @@ class HFNLIModel:
             except ImportError:
                 raise MissingDependencyError("the Hugging Face NLI backend", "models") from None
             try:
+                torch_threads()  # before the first model: see models.threads
                 self.tokenizer = AutoTokenizer.from_pretrained(spec)
                 self.model = AutoModelForSequenceClassification.from_pretrained(spec)
             except (OSError, ValueError) as err:

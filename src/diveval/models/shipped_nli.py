@@ -78,9 +78,11 @@ class ShippedNLIModel:
         # keeps QDQ pairs unfolded by default, for quantised kernels this model does not use):
         # otherwise every run dequantises all weights again.
         opts.add_session_config_entry("session.disable_quant_qdq", "1")
-        if threads:
-            opts.intra_op_num_threads = int(threads)
-            opts.inter_op_num_threads = 1
+        from .threads import onnx_threads
+
+        # onnxruntime's default (a thread per core, two pools) oversubscribes a busy machine
+        opts.intra_op_num_threads = int(threads) if threads else onnx_threads()
+        opts.inter_op_num_threads = 1
         self._session = ort.InferenceSession(
             str(self.model_path), sess_options=opts, providers=["CPUExecutionProvider"]
         )

@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from .threads import torch_threads
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"
 NOVELTYBENCH_TOKENIZER = "microsoft/deberta-v3-large"
@@ -75,6 +76,7 @@ class HFPairClassifier:
             except ImportError:
                 raise MissingDependencyError("the trained similarity judge", "models") from None
             try:
+                torch_threads()  # before the first model: see models.threads
                 self.model = AutoModelForSequenceClassification.from_pretrained(spec)
             except (OSError, ValueError) as err:
                 raise InputError(

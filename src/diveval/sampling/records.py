@@ -7,20 +7,25 @@ lines skipped). A bad line is an InputError naming the file and line.
 
 Output record, one per prompt and in input order: the input's own fields, then ``prompt``,
 ``model`` (the spec), ``responses`` (k strings), ``sampling`` (every setting, the server's model
-name included) and ``usage`` (tokens and requests of this prompt).
+name included) and ``usage`` (tokens and requests of this prompt). Where the backend gave token
+log-probabilities for every response: ``token_logprobs`` (per response, the natural log-probability
+of each of its tokens) and ``logprobs`` (per response, their sum: the sequence log-probability
+that ``score`` passes to semantic-entropy's likelihood weights and the probability-weighted
+Vendi / similarity measures).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import InputError
 
 #: Keys the output records own; an input field of the same name is replaced.
-OWN_KEYS = ("prompt", "model", "responses", "sampling", "usage")
+OWN_KEYS = ("prompt", "model", "responses", "sampling", "usage", "logprobs", "token_logprobs")
 
 #: US dollars per million tokens (input, output), list prices of OpenAI's API as published in
 #: 2025; other models get no cost line. A price change is a change here.
@@ -83,15 +88,25 @@ def request_seed(seed: Optional[int], prompt: str, j: int) -> Optional[int]:
     return int.from_bytes(digest, "little") & 0x7FFFFFFF
 
 
-def make_record(item: PromptItem, model: str, responses: Sequence[str], sampling, usage) -> dict:
+def make_record(
+    item: PromptItem,
+    model: str,
+    responses: Sequence[str],
+    sampling,
+    usage,
+    token_logprobs: Optional[Sequence[Sequence[float]]] = None,
+) -> dict:
     rec = {k: v for k, v in item.fields.items() if k not in OWN_KEYS}
     rec.update(
         prompt=item.prompt,
         model=model,
-        responses=list(responses),
+        responses=[str(r) for r in responses],
         sampling=dict(sampling),
         usage=dict(usage),
     )
+    if token_logprobs is not None:
+        rec["logprobs"] = [math.fsum(t) for t in token_logprobs]
+        rec["token_logprobs"] = [list(t) for t in token_logprobs]
     return rec
 
 

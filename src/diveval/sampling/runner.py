@@ -62,8 +62,12 @@ class SamplingSettings:
     max_tokens: int = 512
     seed: Optional[int] = 0
     paraphrase_field: str = PARAPHRASE_FIELD
+    logprobs: bool = True  # ask for token log-probabilities (they never change a sample)
 
     def as_dict(self) -> dict[str, Any]:
+        # "logprobs" only when asked for: a file written without them (--no-logprobs, or before
+        # diveval recorded them) resumes with --no-logprobs, never mixing records with and
+        # without log-probabilities
         return {
             "protocol": self.protocol,
             "k": self.k,
@@ -72,6 +76,7 @@ class SamplingSettings:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "model": self.model,
+            **({"logprobs": True} if self.logprobs else {}),
             **protocol_settings(self.protocol, self.paraphrase_field),
         }
 
@@ -85,6 +90,28 @@ class Stats:
     ignores_n: bool = False  # a request for n > 1 came back with one choice
     last_retry: str = ""
     served: set = field(default_factory=set)
+
+
+class Scored(str):
+    """A response with the log-probabilities of its tokens: protocols pass responses on as
+    strings, and the record reads the scores back from them."""
+
+    token_logprobs: Optional[list[float]]
+
+    def __new__(cls, text: str, token_logprobs: Optional[list[float]]) -> Scored:
+        obj = super().__new__(cls, text)
+        obj.token_logprobs = token_logprobs
+        return obj
+
+
+def scored_texts(comp: Any) -> list[str]:
+    """A completion's texts, each carrying its token log-probabilities where the backend gave
+    them."""
+    texts = list(comp.texts)
+    scores = getattr(comp, "token_logprobs", None)
+    if not scores or len(scores) != len(texts):
+        return texts
+    return [Scored(t, s) if s is not None else t for t, s in zip(texts, scores)]
 
 
 def check_settings(s: SamplingSettings, policy: RetryPolicy, concurrency: int) -> None:
@@ -234,7 +261,7 @@ async def _sample_all(
                         last = exc
                         hint = getattr(backend, "retry_after", lambda e: None)(exc)
                     else:
-                        texts = list(comp.texts)[:n]
+                        texts = scored_texts(comp)[:n]
                         usage["requests"] += 1
                         usage["prompt_tokens"] += comp.prompt_tokens
                         usage["completion_tokens"] += comp.completion_tokens
@@ -269,7 +296,16 @@ async def _sample_all(
             raise SamplingError(f"{where}: {len(responses)} responses for k = {settings.k}")
         stats.served.update(served)
         sampling = {**run, "served_model": ",".join(served)}
-        return pos, make_record(item, settings.model, responses, sampling, usage)
+        scores = [getattr(r, "token_logprobs", None) for r in responses]
+        complete = [x for x in scores if x is not None]
+        return pos, make_record(
+            item,
+            settings.model,
+            responses,
+            sampling,
+            usage,
+            token_logprobs=complete if len(complete) == len(scores) else None,
+        )
 
     ready: dict[int, dict] = {}
     next_pos = 0

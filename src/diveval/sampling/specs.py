@@ -8,7 +8,11 @@
 - ``hf:NAME_OR_PATH``: a local transformers causal LM; ``smollm2``: the offline SmolLM2-135M.
 
 A backend has ``chat(messages, n=, seed=, temperature=, top_p=, max_tokens=)`` (async) returning a
-:class:`Completion`, ``retryable(exc)``, ``takes_seed`` and ``aclose()``. The runner owns retries
+:class:`Completion`, ``retryable(exc)``, ``takes_seed`` and ``aclose()``. A completion carries the
+log-probability of each token of each choice where the backend gives them: the servers' own
+``logprobs`` (asked with ``logprobs=true, top_logprobs=0``), and for local models the model's
+log-softmax at each generated token (before temperature and nucleus truncation, as a server
+reports them), the end-of-sequence token left out as the servers leave out their stop token. The runner owns retries
 and timeouts: the ``openai`` client's own retries are turned off (``max_retries=0``).
 """
 
@@ -43,6 +47,8 @@ class Completion:
     model: str  # the model name the server reports
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: per choice, the log-probability of each of its tokens (None: the backend gave none)
+    token_logprobs: Optional[list[Optional[list[float]]]] = None
 
 
 def parse_spec(spec: str) -> Spec:
@@ -99,10 +105,12 @@ class OpenAIChat:
         api_key: str = "EMPTY",
         timeout: float = 60.0,
         official: bool = False,
+        logprobs: bool = True,
     ):
         openai = _openai()
         self.model = model
         self.official = official
+        self.logprobs = logprobs
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
         )
@@ -130,6 +138,9 @@ class OpenAIChat:
             kwargs["top_p"] = top_p
         if seed is not None:
             kwargs["seed"] = seed
+        if self.logprobs:  # llama.cpp's server returns none without top_logprobs
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = 0
         resp = await self._client.chat.completions.create(**kwargs)
         choices = sorted(resp.choices or [], key=lambda c: c.index)
         usage = resp.usage
@@ -138,6 +149,7 @@ class OpenAIChat:
             str(resp.model or self.model),
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
+            [_choice_logprobs(c) for c in choices] if self.logprobs else None,
         )
 
     def retryable(self, exc: BaseException) -> bool:
@@ -161,6 +173,16 @@ class OpenAIChat:
         await self._client.close()
 
 
+def _choice_logprobs(choice: Any) -> Optional[list[float]]:
+    """The log-probabilities of a choice's content tokens, or None where the server sent none."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if content is None:
+        return None
+    values = [getattr(t, "logprob", None) for t in content]
+    numbers = [float(v) for v in values if isinstance(v, (int, float))]
+    return numbers if len(numbers) == len(values) else None
+
+
 async def served_models(url: str, api_key: str = "EMPTY", timeout: float = 30.0) -> list[str]:
     """The model ids a server lists at ``/v1/models``."""
     openai = _openai()
@@ -182,16 +204,20 @@ class LocalChat:
 
     takes_seed = True
 
-    def __init__(self, generator: Any):
+    def __init__(self, generator: Any, logprobs: bool = True):
         self.gen = generator
         self.model = generator.name
+        self.logprobs = logprobs
         self._lock = threading.Lock()
 
     def _run(self, messages: Sequence[dict], n: int, seed: int) -> Completion:
         with self._lock:
             ids = self.gen.messages_ids(messages)
-            texts, counts = self.gen.sample_ids(ids, n, seed)
-        return Completion(texts, self.model, int(ids.shape[1]) * n, int(sum(counts)))
+            if self.logprobs:
+                texts, counts, scores = self.gen.sample_ids_scored(ids, n, seed)
+            else:
+                (texts, counts), scores = self.gen.sample_ids(ids, n, seed), None
+        return Completion(texts, self.model, int(ids.shape[1]) * n, int(sum(counts)), scores)
 
     async def chat(
         self,
@@ -225,13 +251,16 @@ def build_backend(
     timeout: float,
     api_key_env: Optional[str] = None,
     device: Optional[str] = None,
+    logprobs: bool = True,
 ):
     """The backend of a parsed spec; for a compatible server without NAME, its only model."""
     if spec.kind == "openai":
         key = os.environ.get("OPENAI_API_KEY")
         if not key:
             raise InputError("openai:NAME reads its key from OPENAI_API_KEY, which is not set")
-        return OpenAIChat(str(spec.name), api_key=key, timeout=timeout, official=True)
+        return OpenAIChat(
+            str(spec.name), api_key=key, timeout=timeout, official=True, logprobs=logprobs
+        )
     if spec.kind == "openai-compatible":
         key = "EMPTY"
         if api_key_env:
@@ -250,7 +279,7 @@ def build_backend(
                     "name one: openai-compatible:URL:NAME"
                 )
             name = names[0]
-        return OpenAIChat(name, base_url=spec.url, api_key=key, timeout=timeout)
+        return OpenAIChat(name, base_url=spec.url, api_key=key, timeout=timeout, logprobs=logprobs)
     from ..models.generators import HFGenerator, smollm2_generator
 
     options: dict[str, Any] = {
@@ -261,5 +290,5 @@ def build_backend(
         "device": device,
     }
     if spec.kind == "smollm2":
-        return LocalChat(smollm2_generator(**options))
-    return LocalChat(HFGenerator(str(spec.name), **options))
+        return LocalChat(smollm2_generator(**options), logprobs)
+    return LocalChat(HFGenerator(str(spec.name), **options), logprobs)

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .ngrams import TokenIds, factorize
+from .ngrams import TokenIds, factorize, union_sorted
 
 # The ASCII characters str.split() treats as white space (str.isspace), incl. \x1c-\x1f.
 _WS_TABLE = np.zeros(256, dtype=bool)
@@ -35,65 +35,134 @@ def _words(data: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return windows.view(">u8").ravel().astype(np.uint64)
 
 
-def whitespace_token_ids(texts: Sequence[str]) -> TokenIds | None:
-    """TokenIds equal to splitting every text with ``str.split()``; None if the fast path can't."""
+#: Characters of text tokenized at a time: the temporaries of one chunk (a few arrays of one
+#: byte and a few of 8 bytes per character) stay near 25 MB whatever the size of the input.
+CHUNK_CHARS = 1 << 21
+
+
+def _chunks(texts: Sequence[str], size: int) -> tuple[list[tuple[int, int]], int]:
+    """(first, end) text indices of consecutive chunks of about ``size`` characters, and an upper
+    bound on the number of tokens (a text of L characters holds at most (L + 1) // 2)."""
+    out, first, total, most = [], 0, 0, 0
+    for i, t in enumerate(texts):
+        n = len(t)
+        total += n + 1
+        most += (n + 1) // 2
+        if total >= size:
+            out.append((first, i + 1))
+            first, total = i + 1, 0
+    if first < len(texts) or not out:
+        out.append((first, len(texts)))
+    return out, most
+
+
+def _borders(texts: Sequence[str], body: np.ndarray, only_joins: bool) -> np.ndarray:
+    """Byte positions of the newlines that join the texts of a chunk (``only_joins``: the chunk
+    holds no other newline)."""
+    if only_joins:
+        return np.flatnonzero(body == 10)
+    # some text holds a newline itself: find the joining ones by the texts' byte sizes
+    sizes = np.fromiter(
+        (len(t.encode("utf-8")) + 1 for t in texts), dtype=np.int64, count=len(texts)
+    )
+    return np.cumsum(sizes)[:-1] - 1
+
+
+def whitespace_token_ids(texts: Sequence[str], chunk_chars: int = CHUNK_CHARS) -> TokenIds | None:
+    """TokenIds equal to splitting every text with ``str.split()``; None if the fast path can't.
+
+    Texts are read in chunks of about ``chunk_chars`` characters, each chunk's ids written into
+    one array sized for the most tokens the texts could hold (pages never written are never
+    resident). Ids are the ranks of the tokens' keys among all distinct keys (short tokens first,
+    then medium, then long ones in order of first occurrence), so they do not depend on the
+    chunking: a chunk writes the ranks among its own short keys, and a last pass maps them to the
+    ranks among every chunk's keys."""
     n_texts = len(texts)
-    joined = "\n".join(texts)
-    ascii_only = joined.isascii()
-    if not ascii_only and _UNICODE_WS.search(joined):
-        return None
-    raw = joined.encode("utf-8")
-    data = np.frombuffer(raw + b"\x00" * 16, dtype=np.uint8)  # padding: gathers past a token's end
-    body = data[: len(raw)]
-    inside = ~_WS_TABLE[body]
-    edges = np.diff(inside.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts = np.flatnonzero(edges == 1)
-    lengths = np.flatnonzero(edges == -1) - starts
+    if n_texts == 0:
+        return TokenIds(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), ())
+    chunks, most = _chunks(texts, chunk_chars)
+    ids = np.empty(most, dtype=np.int64)  # short: the chunk's rank; medium: 0; long: its index
+    kind = np.empty(most, dtype=np.int8)  # 0 short, 1 medium, 2 long
+    counts = np.zeros(n_texts, dtype=np.int64)  # tokens per text
+    spans: list[tuple[int, int]] = []  # per chunk: its tokens' [first, end) in ids
+    short_keys: list[np.ndarray] = []  # per chunk: its distinct short keys, ascending
+    heads: list[np.ndarray] = []
+    tails: list[np.ndarray] = []
+    long_index: dict[bytes, int] = {}
+    at = 0
+    for first, end in chunks:
+        chunk = texts[first:end]
+        joined = "\n".join(chunk)
+        if not joined.isascii() and _UNICODE_WS.search(joined):
+            return None
+        only_joins = joined.count("\n") == len(chunk) - 1
+        raw = joined.encode("utf-8")
+        del joined
+        data = np.frombuffer(raw + b"\x00" * 16, dtype=np.uint8)  # padding: gathers past the end
+        body = data[: len(raw)]
+        inside = ~_WS_TABLE[body]
+        edges = np.diff(inside.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        del inside
+        starts = np.flatnonzero(edges == 1)
+        lengths = np.flatnonzero(edges == -1) - starts
+        del edges
+        # tokens per text: how many tokens start before each joining newline
+        cuts = np.searchsorted(starts, _borders(chunk, body, only_joins))
+        counts[first:end] = np.diff(cuts, prepend=0, append=starts.size)
 
-    # Tokens per text: how many tokens start before each joining newline.
-    if joined.count("\n") == n_texts - 1:
-        borders = np.flatnonzero(body == 10)
-    else:  # some text holds a newline itself: find the joining ones by the texts' byte sizes
-        sizes = np.fromiter(
-            (len(t.encode("utf-8")) + 1 for t in texts), dtype=np.int64, count=n_texts
-        )
-        borders = np.cumsum(sizes)[:-1] - 1
-    offsets = np.empty(n_texts + 1, dtype=np.int64)
-    offsets[0] = 0
-    offsets[1:-1] = np.searchsorted(starts, borders)
-    offsets[-1] = starts.size
-
-    ids = np.empty(starts.size, dtype=np.int64)
-    vocab: list[str] = []
-
-    short = lengths <= 7
-    if short.any():
+        out = ids[at : at + starts.size]
+        out_kind = kind[at : at + starts.size]
+        spans.append((at, at + starts.size))
+        at += starts.size
+        out_kind[:] = 0
+        short = lengths <= 7
         s, ln = starts[short], lengths[short]
         keys = (_words(data, s) & _KEEP[ln]) | ln.astype(np.uint64)
-        uniq, inverse = factorize(keys)
-        ids[short] = inverse
-        for k in uniq.tolist():
-            vocab.append(k.to_bytes(8, "big")[: k & 0xFF].decode("utf-8"))
+        uniq, out[short] = factorize(keys)
+        short_keys.append(uniq)
+        medium = (lengths > 7) & (lengths <= 15)
+        if medium.any():
+            out_kind[medium] = 1
+            out[medium] = 0
+            s, ln = starts[medium], lengths[medium]
+            heads.append(_words(data, s))
+            tails.append((_words(data, s + 8) & _KEEP[ln - 8]) | ln.astype(np.uint64))
+        long_ = np.flatnonzero(lengths > 15)
+        if long_.size:
+            out_kind[long_] = 2
+            for i in long_.tolist():
+                tok = raw[starts[i] : starts[i] + lengths[i]]
+                out[i] = long_index.setdefault(tok, len(long_index))
 
-    medium = (lengths > 7) & (lengths <= 15)
-    if medium.any():
-        s, ln = starts[medium], lengths[medium]
-        head_u, head = factorize(_words(data, s))
-        tail_u, tail = factorize((_words(data, s + 8) & _KEEP[ln - 8]) | ln.astype(np.uint64))
-        pair_u, pair = factorize(head * len(tail_u) + tail)
-        ids[medium] = pair + len(vocab)
+    vocab: list[str] = []
+    all_short = union_sorted(short_keys) if short_keys else np.zeros(0, dtype=np.uint64)
+    for k in all_short.tolist():
+        vocab.append(k.to_bytes(8, "big")[: k & 0xFF].decode("utf-8"))
+    medium_ids = np.zeros(0, dtype=np.int64)
+    if heads:
+        head_u, head = factorize(np.concatenate(heads))
+        tail_u, tail = factorize(np.concatenate(tails))
+        pair_u, medium_ids = factorize(head * len(tail_u) + tail)
+        medium_ids += len(vocab)
         for p in pair_u.tolist():
             h, t = head_u[p // len(tail_u)], tail_u[p % len(tail_u)]
             word = int(h).to_bytes(8, "big") + int(t).to_bytes(8, "big")[: (int(t) & 0xFF) - 8]
             vocab.append(word.decode("utf-8"))
+    long_base = len(vocab)
+    vocab.extend(t.decode("utf-8") for t in long_index)
 
-    long_ = np.flatnonzero(lengths > 15)
-    if long_.size:
-        index: dict[bytes, int] = {}
-        base = len(vocab)
-        for i in long_.tolist():
-            tok = raw[starts[i] : starts[i] + lengths[i]]
-            ids[i] = base + index.setdefault(tok, len(index))
-        vocab.extend(t.decode("utf-8") for t in index)
-
-    return TokenIds(ids, offsets, tuple(vocab))
+    medium_at = 0
+    for (a, b), uniq in zip(spans, short_keys):
+        out, out_kind = ids[a:b], kind[a:b]
+        short = out_kind == 0
+        out[short] = np.searchsorted(all_short, uniq)[out[short]]
+        medium = out_kind == 1
+        n_medium = int(np.count_nonzero(medium))
+        out[medium] = medium_ids[medium_at : medium_at + n_medium]
+        medium_at += n_medium
+        out[out_kind == 2] += long_base
+    del kind
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    # a view of the first tokens: the pages past them were never written, so never resident
+    return TokenIds(ids[:at], offsets, tuple(vocab))

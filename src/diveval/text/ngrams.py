@@ -69,9 +69,21 @@ def ngram_starts(tids: TokenIds, n: int) -> np.ndarray:
     total = tids.n_tokens
     if total < n:
         return np.zeros(0, dtype=np.int64)
-    starts = np.arange(total - n + 1, dtype=np.int64)
-    ends = np.repeat(tids.offsets[1:], tids.lengths)[: total - n + 1]
-    return starts[starts + n <= ends]
+    return np.flatnonzero(_inside_mask(tids, n)).astype(np.int64, copy=False)
+
+
+def _inside_mask(tids: TokenIds, n: int) -> np.ndarray:
+    """For each position 0..total-n, whether the n-gram starting there lies inside one text: all
+    but the last n-1 positions of every text (one byte per position, where a table of the texts'
+    ends would take 8)."""
+    total = tids.n_tokens
+    inside = np.ones(max(total - n + 1, 0), dtype=bool)
+    starts, ends = tids.offsets[:-1], tids.offsets[1:]
+    for back in range(1, n):
+        pos = ends - back
+        pos = pos[(pos >= starts) & (pos < inside.size)]
+        inside[pos] = False
+    return inside
 
 
 # np.unique is avoided on large arrays: in numpy 2.x its plain form takes a hash-table path that
@@ -104,9 +116,17 @@ def union_sorted(parts: Sequence[np.ndarray]) -> np.ndarray:
 def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values ascending, how often each occurs)."""
     s = np.sort(values)
-    starts = np.flatnonzero(_first_of_runs(s))
-    counts = np.diff(np.append(starts, s.size))
-    return s[starts], counts
+    keep = _first_of_runs(s)
+    uniq = s[keep]
+    size = s.size
+    del s  # the sorted copy goes before the counts are made: peak memory of large inputs
+    starts = np.flatnonzero(keep)
+    del keep
+    counts = np.empty(starts.size, dtype=starts.dtype)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    if starts.size:
+        counts[-1] = size - starts[-1]
+    return uniq, counts
 
 
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -292,6 +312,26 @@ def _row_codes(grams: np.ndarray, base: int) -> tuple[np.ndarray, bool]:
             exact = False
         codes = codes * base + grams[:, k]
     return codes, exact
+
+
+def distinct_and_total(tids: TokenIds, n: int) -> tuple[int, int]:
+    """(distinct n-grams, total n-grams) of all the texts together: what
+    ``NgramCounts.from_token_ids(tids, n)`` counts, without keeping the n-grams or their counts
+    (one sort in place of the codes: a tenth of the memory on a large corpus)."""
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    if n == 1:
+        return int(np.count_nonzero(np.bincount(tids.ids, minlength=len(tids.vocab)))), int(
+            tids.ids.size
+        )
+    inside = _inside_mask(tids, n)
+    if not inside.any():
+        return 0, 0
+    codes, _ = _codes_all_positions(tids.ids, n, max(len(tids.vocab), 1))
+    codes = codes[inside]
+    del inside
+    codes.sort()
+    return int(np.count_nonzero(_first_of_runs(codes))), int(codes.size)
 
 
 def distinct_per_group(tids: TokenIds, n: int, group_of_text: np.ndarray, n_groups: int):

@@ -53,6 +53,18 @@ class WhitespaceTokenizer(Tokenizer):
         return text.split()
 
 
+class SpaceTokenizer(Tokenizer):
+    """Split on single spaces, empty strings kept (``str.split(" ")``): two spaces in a row make
+    an empty token, a tab or newline stays inside its token. The ``diversity`` package (Shaib et
+    al.) splits its joined documents this way; ``whitespace`` gives the same tokens for text
+    with single spaces and no other white space."""
+
+    name = "space"
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.split(" ")
+
+
 class TevetTokenizer(Tokenizer):
     """Tevet & Berant (2021): drop '.' and newlines, split on single spaces, drop empty strings.
 
@@ -144,6 +156,7 @@ from .multilingual import MULTILINGUAL  # noqa: E402
 TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
     "whitespace": WhitespaceTokenizer,
     "tevet": TevetTokenizer,
+    "space": SpaceTokenizer,
     "13a": Sacrebleu13aTokenizer,
     "bert": BertTokenizer,
     **MULTILINGUAL,
