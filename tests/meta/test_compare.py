@@ -116,19 +116,55 @@ def test_resampled_corpus_metric_equals_the_metric_on_the_resampled_corpus(metri
         assert value == pytest.approx(diveval.score(corpus, [metric])[metric].value, rel=1e-12)
 
 
-def test_corpus_comparison_matches_the_registry_values_and_names_what_cannot_be_compared():
+def test_corpus_comparison_matches_the_registry_values_and_recomputes_corpus_self_bleu():
     rng = np.random.default_rng(2)
     a = {k: v[0] for k, v in _sets(rng, 60, 1).items()}
     b = {k: v[0] for k, v in _sets(rng, 60, 1, vocab=60).items()}
-    res = compare({"a": a, "b": b}, ["distinct-2", "self-bleu"])
+    res = compare({"a": a, "b": b}, ["distinct-2", "self-bleu"], n_resamples=200)
     row, bleu = res.rows
     assert row.baseline_value == pytest.approx(
         diveval.score(list(a.values()), ["distinct-2"])["distinct-2"].value
     )
     assert row.interval[0] <= row.difference <= row.interval[1]
     assert "ci:shifted-percentile" in row.signature and "compare:permutation" in row.signature
-    assert bleu.p_value is None and "cannot be compared" in bleu.note
-    assert res.settings["adjustment"] == "holm over 1 tests"
+    # corpus Self-BLEU has no state that adds up over prompts: each resampled or swapped corpus
+    # is scored again through the registry (nltk-equal Self-BLEU)
+    sa = diveval.score(list(a.values()), ["self-bleu"])["self-bleu"].value
+    sb = diveval.score(list(b.values()), ["self-bleu"])["self-bleu"].value
+    assert bleu.difference == pytest.approx(sb - sa, rel=1e-12)
+    assert "corpus:recomputed" in bleu.signature and 0 < bleu.p_value <= 1
+    assert bleu.interval[0] <= bleu.difference <= bleu.interval[1]
+    assert res.settings["adjustment"] == "holm over 2 tests"
+
+
+def test_recomputed_values_are_the_metric_on_each_weighted_corpus_and_the_swaps_test_exactly():
+    """The permutation p-value of a recomputed corpus metric from all 2^n swaps, scored one by
+    one: the same number as compare's (exhaustive swaps at n = 7)."""
+    from itertools import product
+
+    from diveval.meta.compare import recomputed
+    from diveval.registry import get_metric
+
+    rng = np.random.default_rng(5)
+    a = {k: v[0] for k, v in _sets(rng, 7, 1).items()}
+    b = {k: v[0] for k, v in _sets(rng, 7, 1, vocab=40).items()}
+    units = list(a.values()) + list(b.values())
+    m = get_metric("self-bleu")
+    rows = np.array([[1] * 7 + [0] * 7, [2, 0, 1, 1, 0, 2, 1] + [0] * 7])
+    got = recomputed(m, units, rows, {})
+    assert got[0] == diveval.score(units[:7], ["self-bleu"])["self-bleu"].value
+    twice = [units[i] for i, t in enumerate(rows[1]) for _ in range(t)]
+    assert got[1] == diveval.score(twice, ["self-bleu"])["self-bleu"].value
+    observed = got[0] - diveval.score(units[7:], ["self-bleu"])["self-bleu"].value
+    observed = -observed  # candidate - baseline
+    stats = []
+    for flips in product((0, 1), repeat=7):
+        x = [units[i + 7 * f] for i, f in enumerate(flips)]
+        y = [units[i + 7 * (1 - f)] for i, f in enumerate(flips)]
+        stats.append(m(y).value - m(x).value)
+    want = np.mean(np.abs(stats) >= abs(observed) - 1e-12)
+    row = compare({"a": a, "b": b}, ["self-bleu"], n_resamples=500, confidence=0.5).rows[0]
+    assert row.p_value == pytest.approx(want, abs=1e-12)
 
 
 # -- sets --------------------------------------------------------------------------------------------

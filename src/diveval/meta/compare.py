@@ -15,7 +15,11 @@ prompt indices, the same for both systems, and differences are read per prompt.
   resample repeats prompts, and a repeated prompt adds n-grams but no new distinct ones, so
   resampled pooled values sit below the observed value; the interval is therefore the resampled
   differences' percentiles shifted to centre on the observed difference
-  (``ci:shifted-percentile`` in the signature).
+  (``ci:shifted-percentile`` in the signature). A corpus metric whose state does not add up over
+  prompts (corpus Self-BLEU: each response scored against all the others) is scored again on
+  every resampled and swapped corpus through the registry (``corpus:recomputed``; Self-BLEU of
+  300 responses takes about 3 ms, so 4 x 1,000 corpora cost seconds). A metric that reads
+  per-response inputs (references: MAUVE, ref-*) is listed as not comparable, with the reason.
 - The p-value, by default, is the paired permutation test (``test="permutation"``): under "the
   two systems are alike" (A/A) the two answers to a prompt are exchangeable, so swapping them on
   a random set of prompts draws from the exact null distribution of the difference. For a
@@ -51,6 +55,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..options import PER_ITEM_OPTIONS
 from ..results import CORPUS, SETS
 
 DEFAULT_RESAMPLES = 1000
@@ -277,6 +282,18 @@ class CorpusRecipe:
         else:
             expected = size * -np.expm1(total * math.log1p(-1.0 / size))
         return np.divide(distinct, expected, out=np.zeros_like(distinct), where=expected > 0)
+
+
+def recomputed(
+    metric: Any, units: Sequence[str], rows: np.ndarray, options: Mapping[str, Any]
+) -> np.ndarray:
+    """The metric on each weighted corpus: row r holds unit i ``rows[r, i]`` times, in unit
+    order (resampled prompts repeat, swapped prompts change sides)."""
+    out = np.empty(rows.shape[0])
+    for r, w in enumerate(np.asarray(rows, dtype=np.int64)):
+        corpus = [u for u, times in zip(units, w) for _ in range(times)]
+        out[r] = metric(corpus, **options).value
+    return out
 
 
 def corpus_recipe(metric: Any, options: Mapping[str, Any]) -> CorpusRecipe | None:
@@ -651,32 +668,44 @@ def compare(
                 values = (float(bv.mean()), float(cv.mean()))
             else:
                 recipe = corpus_recipe(m, options) if setting == CORPUS else None
-                if recipe is None:
+                per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
+                if recipe is None and (setting != CORPUS or per_item):
+                    why = (
+                        f"its {', '.join(per_item)} belong to each response and are not resampled"
+                        if setting == CORPUS
+                        else "no per-prompt values and no resamplable state"
+                    )
                     drafts.append(
-                        {
-                            **head,
-                            "note": "no per-prompt values and no resamplable state: this metric "
-                            "cannot be compared prompt by prompt",
-                        }
+                        {**head, "note": f"{why}: this metric cannot be compared prompt by prompt"}
                     )
                     continue
-                # one table over both systems' answers: units 0..n-1 the baseline's, n..2n-1 the
-                # candidate's, so a resample or a swap is a weight vector over the 2n units; one
-                # per tokenizer, shared by the metrics of the pair (and their counts, by name)
-                key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
-                if key not in tables:
-                    tables[key] = NgramTable(
-                        [[base.items[i]] for i in bi] + [[cand.items[j]] for j in ci],
-                        recipe.orders,
-                        recipe.tokenizer,
-                    )
-                joint = tables[key]
                 if not corpus_weights:
                     corpus_weights.update(_corpus_weights(weights, test_name, seed, pair_no))
                 cw = corpus_weights
+                units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
+                if recipe is None:
+                    # a corpus metric whose state does not add up over prompts (corpus
+                    # Self-BLEU: each response against all the others): recomputed on every
+                    # resampled or swapped corpus, through the registry, as sacrebleu's paired
+                    # bootstrap recomputes BLEU
+                    signature += "|corpus:recomputed"
 
-                def value(name: str) -> np.ndarray:
-                    return recipe.values(joint, cw[name][0], name)  # noqa: B023 (called here)
+                    def value(name: str) -> np.ndarray:
+                        return recomputed(m, units, cw[name][0], options)  # noqa: B023
+
+                else:
+                    # one table over both systems' answers: units 0..n-1 the baseline's,
+                    # n..2n-1 the candidate's, so a resample or a swap is a weight vector over
+                    # the 2n units; one per tokenizer, shared by the metrics of the pair
+                    key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
+                    if key not in tables:
+                        tables[key] = NgramTable(
+                            [[u] for u in units], recipe.orders, recipe.tokenizer
+                        )
+                    joint = tables[key]
+
+                    def value(name: str) -> np.ndarray:
+                        return recipe.values(joint, cw[name][0], name)  # noqa: B023 (called here)
 
                 values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
                 observed = values[1] - values[0]
