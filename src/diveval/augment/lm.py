@@ -51,17 +51,6 @@ class CausalLM:
     def decode(self, ids: list[int]) -> str:
         return str(self.tokenizer.decode(ids, skip_special_tokens=True))
 
-    def chat_prompt(self, instruction: str) -> list[int]:
-        """Token ids of one user message, with the chat template when the tokenizer has one."""
-        if getattr(self.tokenizer, "chat_template", None):
-            enc = self.tokenizer.apply_chat_template(
-                [{"role": "user", "content": instruction}],
-                add_generation_prompt=True,
-                return_dict=True,
-            )
-            return list(enc["input_ids"])
-        return self.encode(instruction + "\n")
-
     def dialogue_prompt(self, turns) -> list[int]:
         """Token ids of a dialogue in the chat template: the last turn the user's, earlier ones
         alternating backwards, ready for the assistant's reply."""

@@ -314,10 +314,6 @@ class BM25Retriever:
         }
 
 
-def _window(turns: Sequence[str], t: int, size: int) -> tuple[str, str]:
-    return window(turns, t, size)
-
-
 def _stopword_set(stopwords: str | Iterable[str] | None) -> frozenset:
     if stopwords is None:
         return frozenset()

@@ -6,9 +6,6 @@ import os
 import stat
 import tempfile
 import threading
-from typing import Any, Iterable
-
-from . import json_out
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -53,7 +50,3 @@ def _umask() -> int:
         umask = os.umask(0o022)
         os.umask(umask)
     return umask
-
-
-def write_jsonl(path: str, records: Iterable[dict[str, Any]]) -> None:
-    write_atomic(path, "".join(json_out.dumps(r, ensure_ascii=False) + "\n" for r in records))

@@ -8,7 +8,7 @@ the mean over sets (Tevet & Berant's two settings, GUIDE section 1).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -59,15 +59,3 @@ def group_score(
     if setting == CORPUS:
         return Score(metric, float(arr[0]), signature, setting, None, dict(details or {}))
     return Score(metric, float(arr.mean()), signature, setting, arr, dict(details or {}))
-
-
-def score_groups(
-    metric: str,
-    data: Any,
-    per_group: Callable[[list[str]], float],
-    sig: Mapping[str, Any],
-    setting: str | None = None,
-) -> Score:
-    """Apply ``per_group`` to the corpus or to every set and build the Score."""
-    found, groups = text_groups(data, setting)
-    return group_score(metric, [per_group(g) for g in groups], found, sig)

@@ -270,9 +270,6 @@ class _Cached:
             "disk_hits": self.disk_hits,
         }
 
-    def reset_stats(self) -> None:
-        self.calls = self.requested = self.computed = self.memory_hits = self.disk_hits = 0
-
     def clear_memory(self) -> None:
         self._memory.clear()
 

@@ -114,10 +114,6 @@ class Store:
                 found = name
         return found
 
-    def has_rater(self, name: str) -> bool:
-        with self._connect() as db:
-            return db.execute("SELECT 1 FROM raters WHERE name=?", (name,)).fetchone() is not None
-
     def raters(self) -> list[tuple[str, str]]:
         with self._connect() as db:
             return list(db.execute("SELECT name, token FROM raters ORDER BY created"))
