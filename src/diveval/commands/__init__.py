@@ -23,6 +23,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         default = getattr(action, SHOWN_DEFAULT, action.default)
         if (
             not action.option_strings  # a positional argument has no default to show
+            or action.nargs == 0  # a switch (--no-logprobs): "default: True" would only confuse
             or any(default is d for d in (None, False, argparse.SUPPRESS))  # 0 is a default
             or default == []
             or "(default" in text
