@@ -194,6 +194,8 @@ def page(board: dict) -> str:
         + (f", in {board['parts']} processes side by side" if board.get("parts", 1) > 1 else "")
         + ".",
         "",
+        # what a run's parts say of themselves (a row scored apart from the others, ...)
+        *[f"*{note}*\n" for note in board.get("notes", ())],
         *subset_note(board),
         "## Recommended measures",
         "",
@@ -237,7 +239,8 @@ def page(board: dict) -> str:
                     + (" - |" if f["binary"] else "")
                 )
                 continue
-            cells = f"| {r['rank']} | {name} | {r['family']} | {_cell(r['spearman'], r['spearman_interval'])} |"
+            rank = "–" if r["rank"] is None else r["rank"]  # scored apart: not ranked
+            cells = f"| {rank} | {name} | {r['family']} | {_cell(r['spearman'], r['spearman_interval'])} |"
             if f["binary"]:
                 cells += f" {_cell(r['oca'], r['oca_interval'])} |"
             lines.append(cells)

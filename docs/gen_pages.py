@@ -406,9 +406,10 @@ def agreement_section(name: str) -> list[str]:
         if r.get("error"):
             lines.append(f"| {test} | {f['task']} | failed: {_cell(r['error'])} | - | - |")
             continue
+        rank = "not ranked" if r["rank"] is None else f"{r['rank']} of {len(f['rows'])}"
         lines.append(
             f"| {test} | {f['task']} | {cell(r['spearman'], r['spearman_interval'])} | "
-            f"{cell(r['oca'], r['oca_interval'])} | {r['rank']} of {len(f['rows'])} |"
+            f"{cell(r['oca'], r['oca_interval'])} | {rank} |"
         )
     return lines
 
