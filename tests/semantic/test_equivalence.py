@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from novelty_reference import novelty_bench_partition
 
 from diveval.context import RunContext
 from diveval.errors import InputError
@@ -30,23 +31,6 @@ from diveval.semantic.equivalence import (
 
 def first_word(a: str, b: str) -> bool:
     return a.split()[0] == b.split()[0]
-
-
-def novelty_bench_partition(responses, equivalent):
-    """The reference, as NoveltyBench's ``partition_responses`` states it: each not yet assigned
-    response opens a class, then every later unassigned response equivalent to that class's
-    first member joins it."""
-    part = [-1] * len(responses)
-    classes = 0
-    for i in range(len(responses)):
-        if part[i] >= 0:
-            continue
-        part[i] = classes
-        for j in range(i + 1, len(responses)):
-            if part[j] == -1 and equivalent(responses[i], responses[j]):
-                part[j] = classes
-        classes += 1
-    return part
 
 
 def novelty_bench_utility(part, quality, patience):

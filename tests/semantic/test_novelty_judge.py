@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 import pytest
+from novelty_reference import novelty_bench_partition
 
 from diveval.context import RunContext
 from diveval.errors import InputError
@@ -223,20 +224,6 @@ def test_short_pairs_never_reach_the_classifier_and_long_ones_compare_strictly()
     pairs = [("it is blue", "blue it is"), (long_a, long_b), (long_b, long_a), ("a", long_a)]
     assert judge.judge_pairs(pairs) == [True, False, True, False]  # 0.102 is not > 0.102
     assert scorer.asked == [(long_a, long_b), (long_b, long_a), ("a", long_a)]
-
-
-def novelty_bench_partition(responses, equivalent):
-    part = [-1] * len(responses)
-    classes = 0
-    for i in range(len(responses)):
-        if part[i] >= 0:
-            continue
-        part[i] = classes
-        for j in range(i + 1, len(responses)):
-            if part[j] == -1 and equivalent(responses[i], responses[j]):
-                part[j] = classes
-        classes += 1
-    return part
 
 
 def test_partition_equals_novelty_bench_with_its_classifier_judge(classifier):

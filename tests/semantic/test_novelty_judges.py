@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from novelty_reference import novelty_bench_partition
 
 from diveval.errors import InputError
 from diveval.semantic.equivalence import (
@@ -31,23 +32,6 @@ TEXTS = [
     "yes .",
     "yes",
 ]
-
-
-def novelty_bench_partition(responses, equivalent):
-    """NoveltyBench's ``partition_responses``: each unassigned response opens a class, and every
-    later unassigned response equivalent to the class's first member joins it; the judge is asked
-    about every pair, identical texts included."""
-    part = [-1] * len(responses)
-    classes = 0
-    for i in range(len(responses)):
-        if part[i] >= 0:
-            continue
-        part[i] = classes
-        for j in range(i + 1, len(responses)):
-            if part[j] == -1 and equivalent(responses[i], responses[j]):
-                part[j] = classes
-        classes += 1
-    return part
 
 
 def test_parse_the_two_judges():
