@@ -23,7 +23,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+from _baseline import baseline_source  # noqa: E402
 
 
 def write_corpus(path: str, responses: int) -> None:
@@ -42,17 +42,6 @@ def write_corpus(path: str, responses: int) -> None:
             n = min(step, responses - start)
             lines = zipf_sentences(n_sentences=n, vocab=50000, min_len=2, max_len=22, seed=i)
             fh.write("\n".join(lines) + "\n")
-
-
-def baseline_source(rev: str, folder: str) -> str:
-    """The ``src`` folder of commit ``rev``, extracted into ``folder``."""
-    archive = os.path.join(folder, "src.tar")
-    subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", archive, rev, "src"], check=True
-    )
-    with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
-    return os.path.join(folder, "src")
 
 
 def run(src: str, corpus: str, out: str) -> tuple[float, float]:

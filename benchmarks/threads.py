@@ -29,26 +29,18 @@ import os
 import random
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _baseline import baseline_source  # noqa: E402
+
 WORDS = (
     "the a cat dog sat ran on under mat tree red blue big small sun sea apple pear hello friend "
     "quick slow bright dark green happy sad day night bird fish jumps sings"
 ).split()
-
-
-def baseline_source(rev: str, folder: str) -> str:
-    archive = os.path.join(folder, "src.tar")
-    subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", archive, rev, "src"], check=True
-    )
-    with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
-    return os.path.join(folder, "src")
 
 
 def write_inputs(folder: str, sets: int, prompts: int) -> tuple[str, str]:
