@@ -33,6 +33,7 @@ import numpy as np
 
 from .errors import InputError
 from .results import SETS, Score
+from .state_files import load_state, save_state
 
 
 class MetricState(Protocol):
@@ -206,3 +207,122 @@ def text_chunks(lines: Any, max_chars: int) -> Any:
             chunk, size = [], 0
     if chunk:
         yield chunk
+
+
+# -- declared states ---------------------------------------------------------------------------------
+# torchmetrics is the model: a state declares its fields and how each combines over parts (its
+# reduction); merge, dump, restore, save and load follow from the declaration, and so do the
+# states of other aggregators (a torchmetrics Metric's add_state, a Ray Data aggregation), which
+# read the same declaration instead of a second implementation.
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How one field's values in consecutive parts combine into the union's value. ``torch``: the
+    torchmetrics ``dist_reduce_fx`` with the same meaning where there is one ("sum", "cat",
+    "max", "min"); None where the values are gathered as a list and combined by ``combine``."""
+
+    name: str
+    combine: Callable[[list[Any]], Any]
+    torch: Optional[str] = None
+
+
+def _sum(values: list[Any]) -> Any:
+    out = values[0]
+    for v in values[1:]:
+        out = out + v
+    return out
+
+
+def _cat(values: list[Any]) -> Any:
+    if isinstance(values[0], np.ndarray):
+        return np.concatenate(values)
+    return [x for v in values for x in v]  # lists (texts kept for a second pass), in order
+
+
+def _union(values: list[np.ndarray]) -> np.ndarray:
+    # each part's keys are sorted: numpy's stable sort (a timsort) merges the runs
+    s = np.sort(np.concatenate(values), kind="stable")
+    keep = np.ones(s.size, dtype=bool)
+    keep[1:] = s[1:] != s[:-1]
+    return s[keep]
+
+
+def _padded_sum(values: list[np.ndarray]) -> np.ndarray:
+    size = max(v.size for v in values)
+    out = np.zeros(size, dtype=np.result_type(*values))
+    for v in values:
+        out[: v.size] += v
+    return out
+
+
+SUM = Reduction("sum", _sum, "sum")  # numbers, or arrays of one shape
+CAT = Reduction("cat", _cat, "cat")  # per-item arrays or lists, in input order
+UNION = Reduction("union", _union, "cat")  # sorted distinct keys (torch gathers, then unique)
+MAX = Reduction("max", lambda values: max(values), "max")
+MIN = Reduction("min", lambda values: min(values), "min")
+PADDED_SUM = Reduction("padded-sum", _padded_sum)  # histograms of different lengths
+
+
+class DeclaredState:
+    """A mergeable state written as a declaration (torchmetrics' ``add_state`` is the model):
+
+    - ``kind``: the name its files carry;
+    - ``SETTINGS``: the constructor's arguments that fix the run (their values are the state's
+      ``settings()``; states of other settings refuse to merge); each is an attribute of the
+      same name, JSON-able;
+    - ``FIELDS``: the accumulated fields and their :class:`Reduction`; each is an attribute set by
+      ``__init__`` to its empty value, a number, a numpy array or a list.
+
+    ``merge``, ``dump``, ``restore``, ``save`` and ``load`` are derived; a subclass writes
+    ``__init__``, ``update`` and ``result`` (and ``_restored`` where a restored state rebuilds a
+    cache from its fields). A field the declaration cannot carry (a nested state) is a subclass's
+    business in ``merge`` / ``dump`` / ``restore``."""
+
+    kind: ClassVar[str]
+    SETTINGS: ClassVar[tuple[str, ...]] = ()
+    FIELDS: ClassVar[Mapping[str, Reduction]] = {}
+
+    def settings(self) -> dict[str, Any]:
+        return {"kind": self.kind, **{name: getattr(self, name) for name in self.SETTINGS}}
+
+    def _like(self) -> Any:
+        """An empty state of the same settings."""
+        return type(self)(**{name: getattr(self, name) for name in self.SETTINGS})
+
+    def merge(self, *others: Any) -> Any:
+        check_mergeable(self, others)
+        everyone = (self, *others)
+        out = self._like()
+        for name, reduction in self.FIELDS.items():
+            setattr(out, name, reduction.combine([getattr(s, name) for s in everyone]))
+        return out
+
+    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        header: dict[str, Any] = {}
+        arrays: dict[str, Any] = {}
+        for name in self.FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                arrays[name] = value
+            else:
+                header[name] = value.item() if isinstance(value, np.generic) else value
+        return header, arrays
+
+    @classmethod
+    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> Any:
+        state = cls(**{name: header[name] for name in cls.SETTINGS})
+        for name in cls.FIELDS:
+            setattr(state, name, np.asarray(data[name]) if name in data else header[name])
+        state._restored()
+        return state
+
+    def _restored(self) -> None:
+        """What a subclass rebuilds from its restored fields."""
+
+    def save(self, path: str | Path) -> None:
+        save_state(path, self, *self.dump())
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        return load_state(path, cls.kind, cls.restore)

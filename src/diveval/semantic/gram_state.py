@@ -9,10 +9,11 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..state import SUM, DeclaredState
 from ..state_files import load_state, save_state
 
 
-class GramState:
+class GramState(DeclaredState):
     """Corpus Vendi Score (cosine kernel of feature rows) at any scale: the d x d matrix
     G = sum of x x^T over the unit-length rows x, and the row count n.
 
@@ -26,6 +27,8 @@ class GramState:
     """
 
     kind: ClassVar[str] = "gram"
+    SETTINGS = ("dim", "signature")
+    FIELDS = {"gram": SUM, "n_rows": SUM, "n_empty": SUM}
 
     def __init__(self, dim: int, signature: dict[str, Any] | None = None):
         self.dim = int(dim)
@@ -33,9 +36,6 @@ class GramState:
         self.gram = np.zeros((self.dim, self.dim))
         self.n_rows = 0
         self.n_empty = 0
-
-    def settings(self) -> dict[str, Any]:
-        return {"kind": self.kind, "dim": self.dim, "signature": self.signature}
 
     def update(self, features: np.ndarray) -> GramState:
         x = np.asarray(features, dtype=np.float64)
@@ -49,20 +49,6 @@ class GramState:
         self.n_empty += int((~unit.any(axis=1)).sum())
         return self
 
-    def merge(self, *others: GramState) -> GramState:
-        for other in others:
-            if not isinstance(other, GramState) or other.settings() != self.settings():
-                theirs = other.settings() if isinstance(other, GramState) else type(other).__name__
-                raise InputError(
-                    f"cannot merge states of different settings: {self.settings()} and {theirs}"
-                )
-        out = GramState(self.dim, self.signature)
-        for s in (self, *others):
-            out.gram += s.gram
-            out.n_rows += s.n_rows
-            out.n_empty += s.n_empty
-        return out
-
     def eigenvalues(self) -> np.ndarray:
         """The nonzero-kernel eigenvalues of K / n (they sum to 1)."""
         if self.n_rows == 0:
@@ -72,23 +58,6 @@ class GramState:
         if self.n_empty:
             values = np.append(values, float(self.n_empty))
         return values / self.n_rows
-
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        return {"n_rows": self.n_rows, "n_empty": self.n_empty}, {"gram": self.gram}
-
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> GramState:
-        state = cls(header["dim"], header["signature"])
-        state.gram = np.asarray(data["gram"], dtype=np.float64)
-        state.n_rows, state.n_empty = int(header["n_rows"]), int(header["n_empty"])
-        return state
-
-    def save(self, path: str | Path) -> None:
-        save_state(path, self, *self.dump())
-
-    @classmethod
-    def load(cls, path: str | Path) -> GramState:
-        return load_state(path, cls.kind, cls.restore)
 
 
 class VendiState:
