@@ -272,7 +272,8 @@ class DeclaredState:
       ``settings()``; states of other settings refuse to merge); each is an attribute of the
       same name, JSON-able;
     - ``FIELDS``: the accumulated fields and their :class:`Reduction`; each is an attribute set by
-      ``__init__`` to its empty value, a number, a numpy array or a list.
+      ``__init__`` to its empty value, a number, a numpy array or a list. Where the fields depend
+      on the settings (one array per n-gram order), ``fields()`` says them instead.
 
     ``merge``, ``dump``, ``restore``, ``save`` and ``load`` are derived; a subclass writes
     ``__init__``, ``update`` and ``result`` (and ``_restored`` where a restored state rebuilds a
@@ -286,6 +287,10 @@ class DeclaredState:
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, **{name: getattr(self, name) for name in self.SETTINGS}}
 
+    def fields(self) -> Mapping[str, Reduction]:
+        """The accumulated fields of this state and their reductions."""
+        return self.FIELDS
+
     def _like(self) -> Any:
         """An empty state of the same settings."""
         return type(self)(**{name: getattr(self, name) for name in self.SETTINGS})
@@ -294,14 +299,14 @@ class DeclaredState:
         check_mergeable(self, others)
         everyone = (self, *others)
         out = self._like()
-        for name, reduction in self.FIELDS.items():
+        for name, reduction in self.fields().items():
             setattr(out, name, reduction.combine([getattr(s, name) for s in everyone]))
         return out
 
     def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
         header: dict[str, Any] = {}
         arrays: dict[str, Any] = {}
-        for name in self.FIELDS:
+        for name in self.fields():
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 arrays[name] = value
@@ -312,7 +317,7 @@ class DeclaredState:
     @classmethod
     def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> Any:
         state = cls(**{name: header[name] for name in cls.SETTINGS})
-        for name in cls.FIELDS:
+        for name in state.fields():
             setattr(state, name, np.asarray(data[name]) if name in data else header[name])
         state._restored()
         return state
