@@ -155,7 +155,7 @@ def test_no_library_progress_bars_or_logs_leak_to_stderr(examples_dir):
 
 
 def test_quiet_turns_every_bar_off():
-    from diveval.report import progress
+    from diveval import progress
 
     try:
         progress.set_quiet(True)

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NoReturn, Sequence
 
 from ._version import __version__
+from .errors import DivevalError, InputError
+from .models.devices import check_device_name
+from .models.offline import ONLINE_ENV
+from .models.threads import set_threads
+from .progress import set_quiet, silence_libraries
 
 COMMANDS = [
     "score",
@@ -81,11 +87,7 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def check_common_arguments(args) -> None:
     """Arguments several commands share, checked once before any work: --device, --batch-size."""
-    from .errors import InputError
-
     if getattr(args, "device", None) is not None:
-        from .models.devices import check_device_name
-
         check_device_name(args.device)
     size = getattr(args, "batch_size", None)
     if size is not None and size < 1:
@@ -93,9 +95,6 @@ def check_common_arguments(args) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .errors import DivevalError
-    from .report.progress import set_quiet, silence_libraries
-
     silence_libraries()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -104,17 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     if getattr(args, "online", False):
-        import os
-
-        from .models.offline import ONLINE_ENV
-
         # diveval's own variable, so that model loads in this process and its workers see it
         os.environ[ONLINE_ENV] = "1"
     try:
         check_common_arguments(args)
         if getattr(args, "threads", None) is not None:
-            from .models.threads import set_threads
-
             set_threads(args.threads)  # before any model loads
         return int(args.run(args) or 0)
     except DivevalError as exc:

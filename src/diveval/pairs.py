@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 import numpy as np
 
 from .errors import InputError
+from .progress import counter
 
 Progress = Callable[[int, int], Any]
 
@@ -291,7 +292,6 @@ def progress_callback(progress: Any, description: str, total: int):
         if callable(progress):
             yield lambda done: progress(done, total)
             return
-        from .report.progress import counter
 
         with counter(description, total, enabled=None if progress else False) as update:
             yield update

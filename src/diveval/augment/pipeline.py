@@ -83,7 +83,7 @@ def iter_augmented(
     skip: int = 0,
 ) -> Iterator[dict]:
     """``augment`` one item at a time, after the first ``skip`` items (a resumed run)."""
-    from ..report.progress import track
+    from ..progress import track
 
     items = list(items)
     if retriever is None and knowledge is None and paraphraser is None:

@@ -60,7 +60,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..io.readers import read_records
     from ..meta.correlate import METHODS, correlate_columns, correlations_to_dict
-    from ..report.progress import track
+    from ..progress import track
 
     rows = read_records(args.input)
     methods = args.methods or list(METHODS)

@@ -89,7 +89,7 @@ def load_corpus(spec: str) -> tuple[list[str], str]:
 def run(args) -> int:
     from ..errors import InputError
     from ..meta.length_bias import DEFAULT_METRICS, length_bias, parse_lengths, plot_length_bias
-    from ..report.progress import track
+    from ..progress import track
     from .options import metric_options
 
     lengths = parse_lengths(args.lengths)

@@ -133,7 +133,7 @@ def run_tevet(args) -> int:
 
     from ..errors import InputError
     from ..meta.tevet import HUMAN, tevet_test
-    from ..report.progress import track
+    from ..progress import track
     from .options import MODEL_OPTIONS, metric_options
 
     options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
@@ -239,7 +239,7 @@ def _interval_text(value, interval) -> str:
 def run_agreement(args) -> int:
     from ..errors import InputError
     from ..meta.agreement import agreement
-    from ..report.progress import track
+    from ..progress import track
     from .options import MODEL_OPTIONS, metric_options
 
     if args.fraction != 1.0 or args.no_replace:

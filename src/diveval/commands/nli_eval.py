@@ -46,7 +46,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..models.nli_data import EVAL_SET_NAMES, default_data_dir
     from ..models.nli_eval import evaluate_nli, format_nli_report, load_nli_model
-    from ..report.progress import track
+    from ..progress import track
 
     data_dir = args.data or default_data_dir()
     if data_dir is None:

@@ -120,7 +120,7 @@ def run(args) -> int:
     import sys
 
     from ..errors import InputError
-    from ..report.progress import rate_counter
+    from ..progress import rate_counter
     from ..sampling.records import read_prompts
     from ..sampling.runner import (
         RetryPolicy,

@@ -85,7 +85,7 @@ def run_threshold_generation(
     """Threshold generation for every ``ContextItem`` not yet in ``out``; returns all records
     (earlier ones first). ``generator_for(item)`` gives the item's generator (a pool generator is
     built per context; a model is shared). ``run`` is the dict of settings stored in each record."""
-    from ..report.progress import track
+    from ..progress import track
 
     items = list(items)
     done = read_finished(out, run)

@@ -25,6 +25,9 @@ from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, runtime
 import numpy as np
 
 from ..errors import InputError
+from ..models.resolve import resolve_embedder
+from ..registry import get_metric
+from ..results import SETS
 
 
 @runtime_checkable
@@ -46,9 +49,6 @@ class MetricScorer:
     (tokenizer, nli_model, embedding_model, cache_dir, ...)."""
 
     def __init__(self, metric: str, **options: Any):
-        from ..registry import get_metric
-        from ..results import SETS
-
         self.metric = get_metric(metric)
         if not self.metric.supports(SETS):
             raise InputError(
@@ -177,8 +177,6 @@ def resolve_scorer(metric: Any, threshold: Optional[float] = None, **options: An
 
 def _model_fingerprint(preset: Preset, options: Mapping[str, Any]) -> tuple[str, str]:
     """(name, fingerprint) of the model a model-dependent preset would use."""
-    from ..models.resolve import resolve_embedder
-
     model = resolve_embedder(
         options.get(preset.model_option or ""),
         device=options.get("device"),

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from .scorers import PRESETS, MetricScorer
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,6 @@ def percentile_threshold(
     metric: a registry name or a threshold-generation preset ("avg-distinct" as a preset means
     Tevet's tokenizer, as in ``PRESETS``). options: metric options (tokenizer, models, ...).
     """
-    from .scorers import PRESETS, MetricScorer
-
     if not 0 <= percentile <= 100:
         raise InputError(f"percentile must be between 0 and 100, got {percentile}")
     preset = PRESETS.get(metric)

@@ -19,6 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..api import score
+from ..errors import InputError
+from ..registry import all_metrics
+from ..results import SETS
+
 __all__ = ["MIN_RESPONSES", "measurement_path", "score_sets", "set_metrics"]
 
 #: Diversity is a property of several responses to one prompt: fewer than this is a usage error
@@ -33,9 +38,6 @@ def measurement_path() -> str:
 
 def set_metrics() -> list[str]:
     """Names of the registered metrics that score sets (the ones the adapters offer)."""
-    from ..registry import all_metrics
-    from ..results import SETS
-
     return [name for name, m in all_metrics().items() if m.supports(SETS)]
 
 
@@ -51,9 +53,6 @@ def score_sets(
     ``items``); a list, or None for diveval's default metrics, gives the ``Scores`` mapping.
     names: what a message calls each set (default ``prompt <i>``).
     """
-    from ..api import score
-    from ..errors import InputError
-
     label = f"diveval/{metrics}" if isinstance(metrics, str) else "diveval"
     sets = [[str(r) for r in s] for s in sets]
     for i, s in enumerate(sets):

@@ -30,6 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, fork, solver
 from inspect_ai.solver import generate as generate_solver
 from inspect_ai.util import registry_info
 
+from ..errors import InputError, did_you_mean
 from . import score_sets, set_metrics
 
 __all__ = ["PREFIX", "SCORERS", "diversity", "k_samples", "responses_of"]
@@ -82,8 +83,6 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
 
 def diversity(metric: str, **options: Any) -> Scorer:
     """The ``diveval/<metric>`` scorer, with diveval's run options (tokenizer, lowercase, ...)."""
-    from ..errors import InputError, did_you_mean
-
     if metric not in SCORERS:
         raise InputError(
             f"no diveval scorer {metric!r}: it is not a registered metric that scores sets"

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Sequence
 from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_aggregation, register_filter, register_metric
 
+from ..registry import get_metric
 from . import score_sets, set_metrics
 
 __all__ = ["PREFIX", "KFilter", "registered_names"]
@@ -87,8 +88,6 @@ def _aggregation(metric: str) -> Callable[[list[tuple[list[str], str]]], float]:
 
 
 def _register() -> list[str]:
-    from ..registry import get_metric
-
     names = []
     for metric in set_metrics():
         name = PREFIX + metric

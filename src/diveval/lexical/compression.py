@@ -29,6 +29,7 @@ import lzma
 from typing import Any, Callable, Sequence
 
 from ..errors import InputError
+from ..models.pos_tagger import default_tagger
 from ..results import Score
 from .groups import check_join, group_score, in_join_order, text_groups
 
@@ -145,7 +146,6 @@ def pos_compression_ratio(
     ``models.pos_tagger``)."""
     _compressor(algorithm)
     check_join(join)
-    from ..models.pos_tagger import default_tagger
 
     tag = tagger if tagger is not None else default_tagger()
 

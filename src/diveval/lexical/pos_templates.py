@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 from ..errors import MissingDependencyError
+from ..models.pos_tagger import default_tagger
 from ..results import Score
 from .groups import check_join, group_score, in_join_order, text_groups
 
@@ -111,8 +112,6 @@ def _templates_of(group: list[str], join: str, tagger, split, n, top_n):
 
 def _defaults(tagger, split):
     if tagger is None:
-        from ..models.pos_tagger import default_tagger
-
         tagger = default_tagger()
     return tagger, split if split is not None else punkt_sentences()
 

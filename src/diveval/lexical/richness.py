@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..results import SETS, Score
 from ..text.ngrams import factorize, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, prepare
@@ -167,8 +168,6 @@ def mattr(
     """Moving-average type/token ratio (Covington & McFall 2010), window 50 by default, of the
     responses joined as given (``join="sorted"``: in code-point order)."""
     if window < 1:
-        from ..errors import InputError
-
         raise InputError(f"MATTR's window must be a positive number of tokens, got {window}")
     return _richness(
         "mattr",

@@ -32,7 +32,10 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
+from ..errors import InputError
+from ..results import CORPUS, Score, make_signature
 from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.prepared import prepare
 
 __all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices"]
 
@@ -374,10 +377,6 @@ def self_bleu(
     >>> self_bleu(["the cat sat", "the cat sat", "a dog ran"], max_n=2).signature.split("|diveval")[0]
     'self-bleu|n:2|smooth:method1|tok:whitespace|lc:no|setting:corpus'
     """
-    from ..errors import InputError
-    from ..results import CORPUS, Score, make_signature
-    from ..text.prepared import prepare
-
     try:
         n, _ = resolve_weights(max_n, None)
         smooth = resolve_smoothing(smoothing)

@@ -378,7 +378,7 @@ def agreement(
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
     check_options(run_options, [get_metric(m) for m, k, _ in chosen if k == "registry"])
 
-    from ..report.progress import track
+    from ..progress import track
 
     rows: list[AgreementRow] = []
     for name, kind, column in track(

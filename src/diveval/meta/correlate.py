@@ -275,7 +275,7 @@ def correlate_columns(
     and ``group_by`` (a column named here is used even if it is an identifier). group_by: a
     column whose values split the rows (e.g. the data set), each group correlated on its own.
     progress: wraps the iterable of (group, metric) jobs, e.g.
-    ``diveval.report.progress.track``. Returns {group (None without group_by): {metric: {method:
+    ``diveval.progress.track``. Returns {group (None without group_by): {metric: {method:
     Correlation}}}.
     """
     names, cols = _columns(data)

@@ -23,7 +23,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, MissingDependencyError
+from ..registry import get_metric
+from ..scale.local import score
+from ..text.tokenizers import get_tokenizer
 
 DESIGNATED_V = 30522
 DEFAULT_LENGTHS = tuple(range(5, 41, 5))
@@ -71,8 +74,6 @@ class NaturalSampler:
     def __init__(
         self, texts: Iterable[str], tokenizer: str = "whitespace", lowercase: bool = False
     ):
-        from ..text.tokenizers import get_tokenizer
-
         tok = get_tokenizer(tokenizer, lowercase)
         self.tokenizer = tok
         self.by_length: dict[int, list[str]] = {}
@@ -221,13 +222,10 @@ def length_bias(
     source: ``"designated"`` or a list of texts (the natural corpus, grouped by length under
     ``tokenizer``). metrics: registered metrics that support the corpus setting. vocab: EAD's V
     (default: ``v`` for the designated source, 30522 otherwise). progress: wraps the loop over
-    (length, set) pairs, e.g. ``diveval.report.progress.track``. min_pool: natural source only,
+    (length, set) pairs, e.g. ``diveval.progress.track``. min_pool: natural source only,
     skip lengths with fewer distinct responses than this (drawing 2,000 responses with
     replacement from a handful repeats them and measures the pool, not the metric).
     """
-    from ..registry import get_metric
-    from ..scale.local import score
-
     lengths = [int(L) for L in lengths]
     if not lengths:
         raise InputError("no lengths given")
@@ -282,8 +280,6 @@ def length_bias(
 def plot_length_bias(results: Sequence[LengthBias], path: str, title: str | None = None) -> str:
     """A PNG in the style of the EAD paper's Figure 1: score against sample length, one line per
     (metric, source), mean with a band of one standard deviation over the drawn corpora."""
-    from ..errors import MissingDependencyError
-
     try:
         import matplotlib
 

@@ -29,8 +29,11 @@ import numpy as np
 from ..context import RunContext
 from ..data import require_sets
 from ..errors import InputError
+from ..lexical.expected import set_incidences
 from ..options import OPTION
-from ..results import make_signature
+from ..results import SETS, make_signature
+from ..semantic.equivalence import partition
+from ..text.prepared import prepare
 from .rarefaction import Curve, curve, default_sizes
 
 MEASURES = ("classes", "N-grams")
@@ -103,8 +106,6 @@ def abundances(
     signature's choices)."""
     kind, n = parse_measure(measure)
     if kind == "classes":
-        from ..semantic.equivalence import partition
-
         judged = partition(
             sets,
             judge or "nli",
@@ -113,9 +114,6 @@ def abundances(
         )
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
         return vectors, None, {"judge": judged.judge, "rep": "first"}
-    from ..lexical.expected import set_incidences
-    from ..results import SETS
-    from ..text.prepared import prepare
 
     prep = prepare([list(s) for s in sets], tokenizer or "whitespace", bool(lowercase), SETS)
     type_group, incidence, _ = set_incidences(prep, int(n or 1))

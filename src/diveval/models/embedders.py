@@ -111,7 +111,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             dim = self.model.get_sentence_embedding_dimension() or 0
             return np.zeros((0, dim), dtype=np.float32)
-        from ..report.progress import bars_enabled, status
+        from ..progress import bars_enabled, status
 
         bs = max(1, int(batch_size or self.batch_size))
         # one call, so batches (and numbers) do not depend on any chunking; diveval's own spinner

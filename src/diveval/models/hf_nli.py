@@ -186,7 +186,7 @@ class HFNLIModel:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..report.progress import track
+        from ..progress import track
 
         cols = torch.tensor(self.columns, device=self.device)
         with torch.inference_mode():

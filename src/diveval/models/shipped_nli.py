@@ -122,7 +122,7 @@ class ShippedNLIModel:
         out = np.zeros((len(premises), 3), dtype=np.float64)
         if len(premises) == 0:
             return out
-        from ..report.progress import bars_enabled, track
+        from ..progress import bars_enabled, track
 
         bs = max(1, int(batch_size or self.batch_size))
         ids, types = self._encode(premises, hypotheses)

@@ -166,7 +166,7 @@ class HFPairClassifier:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..report.progress import track
+        from ..progress import track
 
         pad = self.tokenizer.pad_token_id or 0
         with torch.inference_mode():

@@ -37,6 +37,11 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
+from ..errors import InputError, MissingDependencyError
+from ..models.embedders import (
+    SentenceTransformerEmbedder,
+    default_embedder,  # torch only when used
+)
 from ..text.bleu import BleuStats, bleu_from_counts, resolve_smoothing
 
 __all__ = [
@@ -265,8 +270,6 @@ class NistAligner(Aligner):
             try:
                 from nltk.translate.nist_score import sentence_nist  # nltk only when used
             except ImportError:
-                from ..errors import MissingDependencyError
-
                 raise MissingDependencyError("the nist aligner (nltk)", "reference") from None
             self._nist = sentence_nist
         hyp = hypothesis.split()
@@ -290,8 +293,6 @@ class EmbeddingAligner(Aligner):
     @property
     def embedder(self):
         if self._embedder is None:
-            from ..models.embedders import default_embedder  # torch only when used
-
             self._embedder = default_embedder()
         return self._embedder
 
@@ -342,8 +343,6 @@ def get_aligner(
     embedding_model / device / batch_size: for ``embedding`` only (a sentence-transformers name or
     folder; None = the offline default all-MiniLM-L6-v2).
     """
-    from ..errors import InputError
-
     key = (name or "bleu").strip().lower()
     if key == "bleu":
         return BleuAligner()
@@ -354,7 +353,6 @@ def get_aligner(
     if key == "embedding":
         if embedding_model is None and device is None and batch_size is None:
             return EmbeddingAligner()
-        from ..models.embedders import SentenceTransformerEmbedder
 
         kw: dict[str, Any] = {"device": device}
         if batch_size:
@@ -374,7 +372,6 @@ def as_aligner(aligner: Any = "bleu", **options: Any) -> Aligner:
         return aligner
     if callable(aligner):
         return CallableAligner(aligner)
-    from ..errors import InputError
 
     raise InputError(
         f"aligner must be a name, an Aligner or a callable, got {type(aligner).__name__}"

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..progress import track
 from ..results import SETS, Score, make_signature
 from .aligners import Aligner, as_aligner
 
@@ -328,8 +329,6 @@ def lsdscc_corpus(
     chunk = 64
     starts: Iterable[int] = range(0, len(prepared), chunk)
     if progress:
-        from ..report.progress import track
-
         starts = track(starts, f"LSDSCC ({al.name})", total=len(prepared[::chunk]))
     for s in starts:
         part = prepared[s : s + chunk]

@@ -40,11 +40,23 @@ import numpy as np
 
 from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
+from ..lexical.self_bleu import self_bleu_tokens
 from ..models.bertscore import bert_scorer, resolve_bertscore_model
+from ..models.devices import signature_device, signature_precision
 from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
-from ..text.bleu import BleuStats
+from ..text.bleu import (
+    BleuStats,
+    corpus_stats,
+    last_segment_p5,
+    nltk_corpus_bleu_from_stats,
+    resolve_smoothing,
+    segment_stats,
+    sentence_bleu,
+)
+from ..text.prepared import Prepared
 from ..text.tokenizers import Tokenizer, get_tokenizer
+from ._wordnet import load_wordnet
 
 REDUCTIONS = ("max", "mean")
 BLEU_REDUCTIONS = ("multi", "max", "mean")
@@ -69,8 +81,6 @@ __all__ = [
 
 
 def _is_prepared(x: Any) -> bool:
-    from ..text.prepared import Prepared
-
     return isinstance(x, Prepared)
 
 
@@ -201,8 +211,6 @@ def pooled_bleu_stats(
     """What pooled (multi-reference corpus) BLEU-n needs: the summed statistics, which add over
     any split of the items (shards, Ray batches), and the 5-gram precision (numerator,
     denominator) of the last item, which nltk's method5 and method7 take from the last segment."""
-    from ..text.bleu import corpus_stats, last_segment_p5
-
     p5 = last_segment_p5(h_toks, r_toks) if len(h_toks) else None
     return corpus_stats(h_toks, r_toks, n), p5
 
@@ -212,8 +220,6 @@ def pooled_bleu_value(
 ) -> float:
     """Pooled BLEU-n from its statistics: nltk's corpus_bleu with uniform weights, or the
     pycocoevalcap convention for ``smoothing="coco"``."""
-    from ..text.bleu import nltk_corpus_bleu_from_stats, resolve_smoothing
-
     if smoothing == "coco":
         return _coco_bleu(stats.matches, stats.totals, stats.hyp_len, stats.ref_len, n)
     return nltk_corpus_bleu_from_stats(stats, resolve_smoothing(smoothing), p5)
@@ -237,8 +243,6 @@ def bleu(
     every match count, 1e-9 to every denominator; what Gangal et al. and Gupta et al. report),
     computed from the same statistics.
     """
-    from ..text.bleu import resolve_smoothing, segment_stats, sentence_bleu
-
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction, BLEU_REDUCTIONS)
     coco = smoothing == "coco"
@@ -370,8 +374,6 @@ def meteor(
     """
     from nltk.translate.meteor_score import single_meteor_score
 
-    from ._wordnet import load_wordnet
-
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
     wn, wn_name = load_wordnet()
@@ -483,8 +485,6 @@ def bertscore(
 def _bertscore(
     hyps, refs, reduction, model, layer, device, batch_size, precision
 ) -> dict[str, Score]:
-    from ..models.devices import signature_device, signature_precision
-
     scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
@@ -524,8 +524,6 @@ def reference_self_bleu(
     Self-BLEU engine; ``value`` is the mean over sets. Self-BLEU needs two references: sets with
     fewer are skipped and counted in ``details["skipped_sets"]``; ``details["set_index"]`` says
     which set each item is. Lower Self-BLEU = more diverse references."""
-    from ..lexical.self_bleu import self_bleu_tokens
-
     if isinstance(references, str) or not isinstance(references, Sequence):
         raise InputError("references must be a list of reference sets (lists of strings)")
     tok = get_tokenizer(tokenizer, lowercase)

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import InputError
 from ..io.numbers import is_label, number
+from ..io.readers import read_input
 
 #: Record fields that name a set's prompt, in order of preference.
 PROMPT_FIELDS = ("prompt", "context", "query", "input", "question", "instruction")
@@ -308,8 +309,6 @@ def _read_recorded_input(out: Collected, runs: list[tuple[str, dict[str, Any]]])
     score` read it, when no input brought the sets' texts: `score --json --items > run.json`,
     then `report run.json`, shows the responses. Looked for as written, then beside the run;
     a file that is gone, unreadable or no longer the one scored is left out, and the cards say so."""
-    from ..io.readers import read_input
-
     named = {(d.get("input"), d.get("field"), d.get("format")) for _, d in runs}
     if len(named) != 1:
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from ..registry import PER_ITEM_OPTIONS, all_metrics
 from ..results import Score
 from ..state import join_scores, joinable
 from ..text.language import is_language_warning
@@ -27,8 +28,6 @@ def join_set_scores(parts: Sequence[Score], value: float | None = None) -> Score
 
 def _warnings_rule(metric: str) -> Callable[[dict[str, Any], int], list[str]] | None:
     """The registered metric's ``joined_warnings`` (with its fixed parameters), if it has one."""
-    from ..registry import all_metrics
-
     row = all_metrics().get(metric)
     if row is None or row.joined_warnings is None:
         return None
@@ -46,8 +45,6 @@ def _warnings_rule(metric: str) -> Callable[[dict[str, Any], int], list[str]] | 
 
 def per_item_options(options: dict[str, Any], part: slice) -> dict[str, Any]:
     """The options of a run restricted to a slice of its items (references per item...)."""
-    from ..registry import PER_ITEM_OPTIONS
-
     out = dict(options)
     for key in PER_ITEM_OPTIONS:
         if out.get(key) is not None:

@@ -12,8 +12,10 @@ from typing import Any, Iterable
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
+from ..progress import track
 from ..registry import Metric, check_options, metrics_for
 from ..results import Score
+from ..text.tokenizers import get_tokenizer
 
 
 class Scores(dict):
@@ -33,13 +35,10 @@ def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> Sc
     chosen = metrics_for(metrics, setting)
     check_options(options, chosen)
     if options.get("tokenizer") is not None and any("tokenizer" in m.options for m in chosen):
-        from ..text.tokenizers import get_tokenizer
-
         # a mistyped tokenizer is the caller's error, not a reason to skip each default metric
         get_tokenizer(options["tokenizer"], bool(options.get("lowercase")))
     context = RunContext(progress=bool(options.get("progress")))
     results: dict[str, Score] = {}  # in the order asked
-    from ..report.progress import track
 
     bar = track(
         chosen,

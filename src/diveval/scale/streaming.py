@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from ..errors import InputError
 from ..lexical.ngram_stream import chunk_chars, stream_counts
+from ..registry import get_metric
 from ..results import Score
 from ..state import StreamPlan, text_chunks
 
@@ -42,8 +43,6 @@ def parse_memory(text: str | int) -> int:
 
 def streamable(name: str) -> bool:
     """Whether a metric's corpus setting streams: its row names a one-pass state."""
-    from ..registry import get_metric
-
     metric = get_metric(name)
     return metric.state is not None and metric.passes == 1
 
@@ -60,8 +59,6 @@ def stream_score(
     lg_k: int = 14,
 ) -> dict[str, Score]:
     """The corpus Scores of a text file (one response per line), streamed in bounded memory."""
-    from ..registry import get_metric
-
     rows = [get_metric(name) for name in metrics]
     for metric in rows:
         if metric.state is None or metric.passes != 1:

@@ -13,7 +13,9 @@ from typing import Any, Optional
 import numpy as np
 
 from ..data import require_pairs, require_sets
+from ..models.cache import cached_embedder
 from ..models.devices import signature_device, signature_precision
+from ..models.resolve import resolve_embedder
 from ..results import SETS, Score, make_signature
 
 
@@ -34,9 +36,6 @@ def embed_texts(
     precision: Optional[str] = None,
 ):
     """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once."""
-    from ..models.cache import cached_embedder
-    from ..models.resolve import resolve_embedder
-
     backend = resolve_embedder(model, device=device, batch_size=batch_size, precision=precision)
     emb = cached_embedder(backend, cache_dir)
     return emb.encode(texts), emb

@@ -27,7 +27,9 @@ import numpy as np
 from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
+from ..models.cache import cached_nli
 from ..models.devices import signature_device, signature_precision
+from ..models.resolve import resolve_nli_model
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")
@@ -76,9 +78,6 @@ def nli_predictions(
     precision: Optional[str] = None,
 ):
     """(probs [pairs, 3], set index of each pair, sizes, the cached model) for all ordered pairs."""
-    from ..models.cache import cached_nli
-    from ..models.resolve import resolve_nli_model
-
     items, sizes = _validate(sets)
     texts = [t for s in items for t in s]
     first, second, owner = ordered_pairs(sizes)

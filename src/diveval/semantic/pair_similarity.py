@@ -35,9 +35,17 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..data import require_sets
+from ..data import ordered_pairs, require_sets
 from ..errors import InputError
+from ..models.base import CONTRADICTION, ENTAILMENT
+from ..models.cache import cached_nli
+from ..models.devices import signature_device, signature_precision
+from ..models.resolve import resolve_nli_model
+from ..results import SETS
+from ..text.prepared import prepare
+from .embedding_diversity import embed_texts
 from .identical import ONE, check_identical, set_identical_to_one
+from .vendi import ngram_features
 
 SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram")
 NLI_SIMILARITIES = ("nli-entailment", "nli-contradiction")
@@ -79,8 +87,6 @@ def nli_matrices(
 ) -> list[np.ndarray]:
     """W of each set from the NLI probabilities of its ordered pairs (``data.ordered_pairs``
     order: for each set, i then j != i), sets of one size at a time."""
-    from ..models.base import CONTRADICTION, ENTAILMENT
-
     p = tempered(probs, temperature)
     column = p[:, ENTAILMENT] if similarity == "nli-entailment" else p[:, CONTRADICTION]
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -128,10 +134,6 @@ def ngram_matrices(items: list[list[str]], n_max: int = 2) -> list[np.ndarray]:
     """Cosine of the 1..n_max-gram count vectors of each set's texts (whitespace tokens, case
     kept, as ``vendi-ngram``); a text without tokens is equal to other such texts and orthogonal
     to the rest, and the diagonal is exactly 1."""
-    from ..results import SETS
-    from ..text.prepared import prepare
-    from .vendi import ngram_features
-
     prep = prepare(items, "whitespace", False, setting=SETS)
     feats = ngram_features(prep, n_max).tocsr()  # rows: the texts, set after set
     norms = np.sqrt(np.asarray(feats.multiply(feats).sum(axis=1)).ravel())
@@ -237,11 +239,8 @@ def _set_similarities(
         return [jaccard_matrix(s) for s in items], {"sim": "jaccard", "words": "lc-split"}
     if similarity == "ngram":
         return ngram_matrices(items), {"sim": "ngram-cosine", "n": "1-2", "tok": "whitespace"}
-    from ..models.devices import signature_device, signature_precision
 
     if similarity == "cosine":
-        from .embedding_diversity import embed_texts
-
         texts = [t for s in items for t in s]
         vectors, emb = embed_texts(
             texts,
@@ -260,9 +259,6 @@ def _set_similarities(
             "prec": signature_precision(emb),
         }
         return out, params
-    from ..data import ordered_pairs
-    from ..models.cache import cached_nli
-    from ..models.resolve import resolve_nli_model
 
     if not (np.isfinite(temperature) and temperature > 0):
         raise InputError(f"{metric}: the NLI temperature must be > 0, got {temperature!r}")

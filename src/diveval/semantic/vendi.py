@@ -224,7 +224,7 @@ def _eigenvalues_in_place(small: np.ndarray, plan: Any = None, progress: Any = N
 
     if plan is not None and progress is True and plan.seconds > 1:
         from ..pairs import time_text
-        from ..report.progress import status
+        from ..progress import status
 
         m = small.shape[0]
         with status(

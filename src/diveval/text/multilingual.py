@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import MissingDependencyError
-from .tokenizers import Tokenizer
+from .tokenizer_base import Tokenizer
 
 #: bert-base-chinese's vocabulary size: ``zh``'s EAD V (see the module's docstring).
 ZH_VOCAB_SIZE = 21128

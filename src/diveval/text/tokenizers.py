@@ -12,36 +12,8 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from ..errors import InputError, MissingDependencyError, did_you_mean
-
-
-class Tokenizer:
-    """Base class (the registered tokenizers below and in ``multilingual.py``)."""
-
-    name: str = "?"
-    vocab_size: int | None = None
-    #: True when the tokenizer itself lower-cases (so ``lc`` in signatures is forced to yes).
-    uncased: bool = False
-    #: The scripts written without spaces between words that it segments (see ``scripts.py``);
-    #: text in any other such script comes out as one token per run, so a Score warns.
-    segments: frozenset[str] = frozenset()
-    #: True when EAD's default V is this tokenizer's ``vocab_size`` (see ``lexical/ead.py``).
-    ead_default: bool = False
-
-    def __init__(self, lowercase: bool = False):
-        self.lowercase = lowercase or self.uncased
-
-    def tokenize(self, text: str) -> list[str]:
-        raise NotImplementedError
-
-    def __call__(self, text: str) -> list[str]:
-        return self.tokenize(text.lower() if self.lowercase else text)
-
-    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
-        return [self(t) for t in texts]
-
-    @property
-    def signature(self) -> dict[str, str]:
-        return {"tok": self.name, "lc": "yes" if self.lowercase else "no"}
+from .multilingual import MULTILINGUAL
+from .tokenizer_base import Tokenizer
 
 
 class WhitespaceTokenizer(Tokenizer):
@@ -149,9 +121,6 @@ class BertTokenizer(Tokenizer):
         # encode_batch runs in Rust threads: far faster than one call per text.
         return [e.tokens for e in self._tok.encode_batch(texts, add_special_tokens=False)]
 
-
-# The other languages' tokenizers subclass Tokenizer, so they are imported once it exists.
-from .multilingual import MULTILINGUAL  # noqa: E402
 
 TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
     "whitespace": WhitespaceTokenizer,

@@ -19,6 +19,8 @@ from typing import Any, Optional, Sequence
 import datasets
 import evaluate
 
+from diveval.harness import score_sets
+
 _DESCRIPTION = """\
 Diversity of several responses to the same prompt (diveval's sets setting): Distinct-n, EAD,
 Self-BLEU, averaged Distinct, cosine diversity and every other metric diveval registers for sets.
@@ -61,8 +63,6 @@ class DivevalMeasurement(evaluate.Measurement):
     def _compute(
         self, data: Sequence[Sequence[str]], metrics: Optional[Sequence[str]] = None, **options: Any
     ) -> dict[str, Any]:
-        from diveval.harness import score_sets
-
         if isinstance(metrics, str):
             metrics = [metrics]
         scores = score_sets(metrics, data, options)
