@@ -152,7 +152,7 @@ def nli_part(n_sets: int, kill_after: float, env: dict) -> None:
 def pairwise_part(n: int, budget: str, env: dict) -> None:
     from _corpus import zipf_sentences
 
-    from diveval.pairs import parse_size
+    from diveval.sizes import parse_size
 
     bound = parse_size(budget) / (1 << 20)
     with tempfile.TemporaryDirectory() as tmp:

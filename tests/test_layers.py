@@ -22,7 +22,17 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "diveval"
 
 # Lowest first. A part may import its own layer or any layer below it, never one above.
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "results", "data", "state_files", "state", "options", "progress"},
+    {
+        "_version",
+        "errors",
+        "results",
+        "data",
+        "state_files",
+        "state",
+        "options",
+        "progress",
+        "sizes",
+    },
     {"text", "context", "registry", "catalog"},
     {"io", "models", "report", "pairs"},
     {"lexical", "semantic", "reference", "augment", "generation", "sampling"},

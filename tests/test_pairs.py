@@ -16,7 +16,6 @@ from diveval.errors import InputError
 from diveval.pairs import (
     BudgetError,
     pair_blocks,
-    parse_size,
     sampled_pair_chunks,
     unrank_unordered,
 )
@@ -177,19 +176,6 @@ def test_progress_reports_every_pair():
     )
     assert len(seen) > 3 and seen[-1] == (150 * 149 // 2, 150 * 149 // 2)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
-
-
-@pytest.mark.parametrize(
-    "text, want", [("2G", 2 << 30), ("500M", 500 << 20), ("64k", 64 << 10), ("1048576", 1 << 20)]
-)
-def test_sizes(text, want):
-    assert parse_size(text) == want
-
-
-@pytest.mark.parametrize("text", ["lots", "-1G", "0", "2X"])
-def test_bad_sizes(text):
-    with pytest.raises(InputError, match="--memory-budget"):
-        parse_size(text)
 
 
 def test_bleu_of_listed_pairs_equals_the_row_blocks():

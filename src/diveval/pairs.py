@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Union
 
@@ -31,10 +30,10 @@ import numpy as np
 
 from .errors import InputError
 from .progress import counter
+from .sizes import parse_size, size_text
 
 Progress = Callable[[int, int], Any]
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 #: fixed size of a chunk of sampled pairs: the sample is the same whatever the budget
 SAMPLE_CHUNK = 1 << 16
 #: a block never holds more pairs than this: bigger blocks are no faster, only larger
@@ -46,22 +45,6 @@ Z95 = 1.959963984540054
 
 class BudgetError(InputError):
     """A computation would need more memory than the budget: raised before it starts."""
-
-
-def parse_size(text: Union[str, int], flag: str = "--memory-budget") -> int:
-    """``"2G"``, ``"500M"``, ``"64K"``, ``"1048576"`` or an int -> bytes (> 0)."""
-    if isinstance(text, bool):
-        raise InputError(f"{flag} takes a size such as 2G or 500M, got {text!r}")
-    if isinstance(text, (int, np.integer)):
-        value = int(text)
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
-        if not m:
-            raise InputError(f"{flag} takes a size such as 2G or 500M, got {text!r}")
-        value = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
-    if value <= 0:
-        raise InputError(f"{flag} must be a positive size, got {text!r}")
-    return value
 
 
 def available_memory() -> int:
@@ -103,13 +86,6 @@ def check_pairs(pairs: Any) -> Optional[int]:
     if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs < 1:
         raise InputError(f"--pairs must be a positive number of pairs, got {pairs!r}")
     return int(pairs)
-
-
-def size_text(n_bytes: float) -> str:
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n_bytes >= div:
-            return f"{n_bytes / div:.1f} {unit}"
-    return f"{int(n_bytes)} B"
 
 
 def time_text(seconds: float) -> str:

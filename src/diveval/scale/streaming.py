@@ -11,7 +11,6 @@ whole corpus twice.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -19,23 +18,16 @@ from ..errors import InputError
 from ..lexical.ngram_stream import chunk_chars, stream_counts
 from ..registry import get_metric
 from ..results import Score
+from ..sizes import parse_size
 from ..state import StreamPlan, text_chunks
 
 __all__ = ["parse_memory", "stream_counts", "stream_score", "streamable"]
-
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def parse_memory(text: str | int) -> int:
     """``"2G"``, ``"500M"``, ``"1048576"`` -> bytes (at least 64 MiB: below that the chunks
     get so small that Python's per-chunk costs dominate)."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        value = text
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
-        if not m:
-            raise InputError(f"--memory takes a size such as 2G or 500M, got {text!r}")
-        value = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+    value = parse_size(text, "--memory")
     if value < 64 << 20:
         raise InputError(f"--memory must be at least 64M, got {text!r}")
     return value
