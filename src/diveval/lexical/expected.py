@@ -44,14 +44,6 @@ def miss_probability(a: Any, k: Any, m: Any) -> np.ndarray:
     return np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)
 
 
-def expected_richness(incidence: Any, units: int, m: int) -> float:
-    """Expected number of types in m of ``units`` sampling units drawn without replacement, from
-    each type's number of units that hold it (``incidence``): sum of 1 - miss probability."""
-    a = np.asarray(incidence, dtype=float)
-    a = a[a > 0]
-    return float(np.sum(1.0 - miss_probability(a, units, m)))
-
-
 def set_incidences(prep: Prepared, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(set of each n-gram type, responses of that set holding the type, n-grams per set).
 

@@ -208,12 +208,6 @@ def chao1(x: Any) -> float:
     return float(x.size + unseen(x))
 
 
-def entropy_estimate(x: Any) -> float:
-    """Chao, Wang & Jost (2013)'s Shannon entropy estimate (nats), as copia's ``_chao_7b``."""
-    x = _counts(x)
-    return float(_entropy(table(x), float(x.sum()))[0])
-
-
 def estimated_hill(x: Any, q: int) -> float:
     """The asymptotic Hill number of order q = 0, 1 or 2 (``copia.hill.estimated_hill``): Chao1,
     exp of the entropy estimate, and 1 / sum X(X-1) / (n(n-1)) (nan when that sum is 0: every

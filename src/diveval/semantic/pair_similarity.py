@@ -48,7 +48,6 @@ from .identical import ONE, check_identical, set_identical_to_one
 from .vendi import ngram_features
 
 SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram")
-NLI_SIMILARITIES = ("nli-entailment", "nli-contradiction")
 
 
 def check_similarity(similarity: str, metric: str) -> str:
