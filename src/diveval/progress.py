@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 _quiet = False
@@ -86,26 +86,7 @@ def counter(
     if not bars_enabled(enabled) or total <= 0:
         yield lambda done: None
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(description, total=total)
+    with _counting_bar(description, total) as (progress, task):
         yield lambda done: progress.update(task, completed=done)
 
 
@@ -118,6 +99,16 @@ def rate_counter(
     if not bars_enabled(enabled) or total <= 0:
         yield lambda n: None
         return
+    with _counting_bar(description, total, rate_unit=unit) as (progress, task):
+        yield lambda n: progress.advance(task, n)
+
+
+@contextmanager
+def _counting_bar(
+    description: str, total: int, rate_unit: str | None = None
+) -> Iterator[tuple[Any, Any]]:
+    """(rich Progress, its task): done of total, elapsed time and ETA, with the rate in
+    ``rate_unit``/s after the count when one is given."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -133,17 +124,11 @@ def rate_counter(
     class Rate(ProgressColumn):
         def render(self, task) -> Text:
             speed = task.finished_speed or task.speed
-            return Text(f"{speed:.2f} {unit}/s" if speed else f"- {unit}/s")
+            return Text(f"{speed:.2f} {rate_unit}/s" if speed else f"- {rate_unit}/s")
 
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        Rate(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    if rate_unit is not None:
+        columns.append(Rate())
+    columns += [TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda n: progress.advance(task, n)
+        yield progress, progress.add_task(description, total=total)
