@@ -1,0 +1,147 @@
+"""A diveval metric as a torchmetrics ``Metric``: the metric's declared state, field by field.
+
+>>> m = DiversityMetric("distinct-2")        # options as diveval.score takes them
+>>> m.update(["a b c", "a b d"]); m.update(["a b"])
+>>> m.compute()                              # the same float as diveval.score(all texts)
+0.6
+
+Each field of the metric's :class:`~diveval.state.DeclaredState` is one ``add_state``, reduced
+across processes as its :class:`~diveval.state.Reduction` says (``Reduction.torch``): "sum",
+"max" and "min" fields are one tensor per process; "cat" fields (per-item arrays, n-gram keys)
+are lists of tensors that torchmetrics gathers and concatenates, and the reduction's ``combine``
+finishes them (a union of keys drops the keys two processes share); fields with no torch
+reduction are gathered as a list and combined by ``combine``. ``compute()`` rebuilds the merged
+state and returns its value as a float (what ``self.log`` and Lightning take); ``result()``
+returns the whole diveval Score (signature, details) of the same computation.
+
+Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views);
+fields that are Python lists of objects (texts kept for a second pass) travel pickled in uint8
+tensors, which is what ``torch.distributed.all_gather_object`` does for them. Each process adds
+the texts it saw; the value after a sync is the one-process value of all of them.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Optional
+
+import numpy as np
+import torch
+from torchmetrics import Metric
+
+from ..results import Score
+from ..state import DeclaredState
+from .carried import carried_state
+
+# torchmetrics' own keyword arguments; every other keyword is a diveval option
+_METRIC_KWARGS = frozenset(
+    {
+        "compute_on_cpu",
+        "dist_sync_on_step",
+        "process_group",
+        "dist_sync_fn",
+        "distributed_available_fn",
+        "sync_on_compute",
+        "compute_with_cache",
+    }
+)
+_TORCH_ONLY = ("sum", "max", "min")  # reductions torch applies to one tensor per process
+
+
+def _encode(value: Any, like: Any, device: torch.device) -> torch.Tensor:
+    """``value`` (a field of the same kind as ``like``) as a tensor of the same bits."""
+    if isinstance(like, list):
+        return torch.frombuffer(bytearray(pickle.dumps(value)), dtype=torch.uint8).to(device)
+    array = np.ascontiguousarray(value)
+    if array.dtype.kind == "u" and array.dtype.itemsize > 1:  # torch's unsigned support is thin
+        array = array.view(f"i{array.dtype.itemsize}")
+    return torch.from_numpy(array.copy()).to(device)
+
+
+def _decode(tensor: torch.Tensor, like: Any) -> Any:
+    """The field value ``_encode`` made ``tensor`` from."""
+    data = tensor.detach().cpu().numpy()
+    if isinstance(like, list):
+        return pickle.loads(data.tobytes())
+    if isinstance(like, np.ndarray):
+        return data.view(like.dtype)
+    return type(like)(data.item())  # int, float, or a numpy scalar
+
+
+class DiversityMetric(Metric):
+    """A registered diveval metric (its corpus setting) whose state is a declared one; see the
+    module docstring. ``metric``: the registry name; keywords: diveval options (tokenizer,
+    lowercase, vocab, ...) and torchmetrics' own (``sync_on_compute``, ``process_group``, ...)."""
+
+    is_differentiable = False
+    full_state_update = False
+
+    def __init__(self, metric: str, **kwargs: Any):
+        super().__init__(**{k: v for k, v in kwargs.items() if k in _METRIC_KWARGS})
+        options = {k: v for k, v in kwargs.items() if k not in _METRIC_KWARGS}
+        row, state = carried_state(metric, options, declared=True, host="DiversityMetric")
+        self.metric = row.name
+        self.higher_is_better = row.direction == "higher"
+        self._empty: DeclaredState = state
+        self._tensor_fields: list[str] = []
+        for name, reduction in state.fields().items():
+            like = getattr(state, name)
+            if reduction.torch in _TORCH_ONLY and not isinstance(like, list):
+                self._tensor_fields.append(name)
+                self.add_state(name, _encode(like, like, self.device), reduction.torch)
+            else:  # one tensor per update, gathered across processes
+                tensorable = reduction.torch == "cat" and not isinstance(like, list)
+                self.add_state(name, [], "cat" if tensorable else None)
+        self._last: Optional[Score] = None
+
+    def update(self, texts: list[str]) -> None:
+        """Add a batch of texts (strings: one response per context)."""
+        part = self._empty._like()
+        part.update(list(texts))
+        for name, value in part.values().items():
+            like = getattr(self._empty, name)
+            if name in self._tensor_fields:
+                current = _decode(getattr(self, name), like)
+                value = self._empty.fields()[name].combine([current, value])
+                setattr(self, name, _encode(value, like, self.device))
+            else:
+                getattr(self, name).append(_encode(value, like, self.device))
+
+    def _field(self, name: str) -> Any:
+        """A gathered field's value: its parts (or what a sync left) combined by its reduction."""
+        like = getattr(self._empty, name)
+        held = getattr(self, name)
+        parts = [held] if isinstance(held, torch.Tensor) else list(held)
+        if not parts:
+            return like
+        return self._empty.fields()[name].combine([_decode(t, like) for t in parts])
+
+    def _sync_dist(self, dist_sync_fn: Any = None, process_group: Any = None) -> None:
+        # one tensor per process for every gathered field, whatever the number of updates (a
+        # process that saw no text sends the empty value, of the field's dtype)
+        for name in self._empty.fields():
+            if name not in self._tensor_fields:
+                like = getattr(self._empty, name)
+                setattr(self, name, [_encode(self._field(name), like, self.device)])
+        if dist_sync_fn is None:
+            super()._sync_dist(process_group=process_group)
+        else:
+            super()._sync_dist(dist_sync_fn, process_group=process_group)
+
+    def compute(self) -> float:
+        """The metric's corpus value over every text added (in every process, once synced)."""
+        state = self._empty._like()
+        for name in self._empty.fields():
+            if name in self._tensor_fields:
+                setattr(state, name, _decode(getattr(self, name), getattr(self._empty, name)))
+            else:
+                setattr(state, name, self._field(name))
+        state._restored()
+        self._last = state.result().with_metric(self.metric)
+        return float(self._last.value)
+
+    def result(self) -> Score:
+        """The diveval Score (value, signature, details) of :meth:`compute`."""
+        self.compute()
+        assert self._last is not None
+        return self._last
