@@ -22,9 +22,9 @@ from ..results import CORPUS, Score, make_signature
 from ..state_files import load_state, save_state
 from ..text.ngrams import distinct_per_group, ngram_starts
 from ..text.prepared import encode_texts
+from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer
 from .gem import drop_punctuation
-from .ngram_state import ngram_keys, token_hashes
 
 GEM_NGRAM_METRICS = ("entropy", "cond-entropy", "unique")
 

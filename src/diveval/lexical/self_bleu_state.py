@@ -21,8 +21,8 @@ from ..results import CORPUS, Score, make_signature
 from ..state_files import load_state, save_state
 from ..text.ngrams import ngram_starts
 from ..text.prepared import encode_texts
+from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer
-from .ngram_state import ngram_keys, token_hashes
 
 
 def _top2(keys: np.ndarray, counts: np.ndarray, mult: np.ndarray):
