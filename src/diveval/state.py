@@ -303,9 +303,9 @@ class DeclaredState:
     def _settle(self) -> None:
         """What a subclass finishes before its fields are read."""
 
-    def _like(self) -> Any:
-        """An empty state of the same settings."""
-        return type(self)(**{name: getattr(self, name) for name in self.SETTINGS})
+    def _like(self, **changes: Any) -> Any:
+        """An empty state of the same settings (but ``changes``)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self.SETTINGS}, **changes})
 
     def merge(self, *others: Any) -> Any:
         """A new state for the union of this input and the others' (in the order given); each
