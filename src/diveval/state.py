@@ -25,6 +25,7 @@ is by the streaming engine.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Optional, Protocol, Sequence
@@ -277,12 +278,15 @@ class DeclaredState:
 
     ``merge``, ``dump``, ``restore``, ``save`` and ``load`` are derived; a subclass writes
     ``__init__``, ``update`` and ``result`` (and ``_restored`` where a restored state rebuilds a
-    cache from its fields). A field the declaration cannot carry (a nested state) is a subclass's
-    business in ``merge`` / ``dump`` / ``restore``."""
+    cache from its fields). A state that defers work inside ``update`` (batches of keys not yet
+    folded into its sorted keys) finishes it in ``_settle``; every reader of the fields (merge,
+    dump, another aggregator) takes them from :meth:`values`, which settles first.
+    ``MERGE_THREADS``: threads over the fields in ``merge`` (numpy's sorts release the GIL)."""
 
     kind: ClassVar[str]
     SETTINGS: ClassVar[tuple[str, ...]] = ()
     FIELDS: ClassVar[Mapping[str, Reduction]] = {}
+    MERGE_THREADS: ClassVar[int] = 1
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, **{name: getattr(self, name) for name in self.SETTINGS}}
@@ -291,23 +295,43 @@ class DeclaredState:
         """The accumulated fields of this state and their reductions."""
         return self.FIELDS
 
-    def _like(self) -> Any:
-        """An empty state of the same settings."""
-        return type(self)(**{name: getattr(self, name) for name in self.SETTINGS})
+    def values(self) -> dict[str, Any]:
+        """Each field's full value (after ``_settle``), by name."""
+        self._settle()
+        return {name: getattr(self, name) for name in self.fields()}
+
+    def _settle(self) -> None:
+        """What a subclass finishes before its fields are read."""
+
+    def _like(self, **changes: Any) -> Any:
+        """An empty state of the same settings (but ``changes``)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self.SETTINGS}, **changes})
 
     def merge(self, *others: Any) -> Any:
+        """A new state for the union of this input and the others' (in the order given); each
+        field combined once over all the states, not pairwise."""
         check_mergeable(self, others)
-        everyone = (self, *others)
+        everyone = [s.values() for s in (self, *others)]
         out = self._like()
-        for name, reduction in self.fields().items():
-            setattr(out, name, reduction.combine([getattr(s, name) for s in everyone]))
+
+        def combine(item: tuple[str, Reduction]) -> Any:
+            name, reduction = item
+            return reduction.combine([v[name] for v in everyone])
+
+        items = list(self.fields().items())
+        if self.MERGE_THREADS > 1 and len(items) > 1:
+            with ThreadPoolExecutor(max_workers=self.MERGE_THREADS) as pool:
+                combined = list(pool.map(combine, items))
+        else:
+            combined = [combine(item) for item in items]
+        for (name, _), value in zip(items, combined):
+            setattr(out, name, value)
         return out
 
     def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
         header: dict[str, Any] = {}
         arrays: dict[str, Any] = {}
-        for name in self.fields():
-            value = getattr(self, name)
+        for name, value in self.values().items():
             if isinstance(value, np.ndarray):
                 arrays[name] = value
             else:

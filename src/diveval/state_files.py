@@ -18,7 +18,9 @@ from .errors import InputError
 from .results import Score
 
 # 2: shard files hold each metric's own state (by its row), Self-BLEU states keep their sentences
-STATE_FORMAT = 2
+# 3: states are declarations (diveval.state.DeclaredState): one header entry or array per field
+#    (n-gram counts: total_{n} beside keys_{n}, no nested state)
+STATE_FORMAT = 3
 
 
 def save_state(path: str | Path, state: Any, extra: dict[str, Any], arrays: dict[str, Any]) -> None:
