@@ -81,7 +81,7 @@ class DiversityMetric(Metric):
         options = {k: v for k, v in kwargs.items() if k not in _METRIC_KWARGS}
         row, state = carried_state(metric, options, declared=True, host="DiversityMetric")
         self.metric = row.name
-        self.higher_is_better = row.direction == "higher"
+        self.direction = row.direction  # which way is more diverse (torchmetrics' is a constant)
         self._empty: DeclaredState = state
         self._tensor_fields: list[str] = []
         for name, reduction in state.fields().items():
