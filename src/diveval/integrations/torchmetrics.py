@@ -14,7 +14,8 @@ reduction are gathered as a list and combined by ``combine``. ``compute()`` rebu
 state and returns its value as a float (what ``self.log`` and Lightning take); ``result()``
 returns the whole diveval Score (signature, details) of the same computation.
 
-Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views);
+Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views;
+structured arrays of keys and counts as uint8 rows of their bytes);
 fields that are Python lists of objects (texts kept for a second pass) travel pickled in uint8
 tensors, which is what ``torch.distributed.all_gather_object`` does for them. Each process adds
 the texts it saw; the value after a sync is the one-process value of all of them.
@@ -53,7 +54,9 @@ def _encode(value: Any, like: Any, device: torch.device) -> torch.Tensor:
     if isinstance(like, list):
         return torch.frombuffer(bytearray(pickle.dumps(value)), dtype=torch.uint8).to(device)
     array = np.ascontiguousarray(value)
-    if array.dtype.kind == "u" and array.dtype.itemsize > 1:  # torch's unsigned support is thin
+    if array.dtype.kind == "V":  # a structured array (key, counts): one row of bytes per entry
+        array = array.view(np.uint8).reshape(*array.shape, array.dtype.itemsize)
+    elif array.dtype.kind == "u" and array.dtype.itemsize > 1:  # torch's unsigned types are thin
         array = array.view(f"i{array.dtype.itemsize}")
     return torch.from_numpy(array.copy()).to(device)
 
@@ -64,6 +67,8 @@ def _decode(tensor: torch.Tensor, like: Any) -> Any:
     if isinstance(like, list):
         return pickle.loads(data.tobytes())
     if isinstance(like, np.ndarray):
+        if like.dtype.kind == "V":
+            return np.ascontiguousarray(data).view(like.dtype).reshape(data.shape[:-1])
         return data.view(like.dtype)
     return type(like)(data.item())  # int, float, or a numpy scalar
 
