@@ -86,3 +86,28 @@ def test_two_processes_give_the_one_process_value(tmp_path):
         for key, value in values.items():
             expected = one_process(texts, key.split("|")[0])
             assert value == pytest.approx(expected, rel=1e-12), (rank, key)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        7,
+        2.5,
+        np.array([2**64 - 1, 3, 2**63], dtype=np.uint64),
+        np.array([(2**64 - 1, 4)], dtype=[("key", "<u8"), ("count", "<i8")]),
+        ["a text kept for a second pass", ("any", "picklable", 1)],
+    ],
+    ids=["int", "float", "uint64", "structured", "objects"],
+)
+def test_every_kind_of_field_crosses_as_a_tensor_and_back_unchanged(value):
+    from diveval.integrations.torchmetrics import _decode, _encode
+
+    like = value[:0] if isinstance(value, (np.ndarray, list)) else type(value)()
+    tensor = _encode(value, like, torch.device("cpu"))
+    assert isinstance(tensor, torch.Tensor)
+    back = _decode(tensor, like)
+    assert type(back) is type(value)
+    if isinstance(value, np.ndarray):
+        assert back.dtype == value.dtype and back.tolist() == value.tolist()
+    else:
+        assert back == value
