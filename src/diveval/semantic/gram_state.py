@@ -3,7 +3,7 @@ over any split of the corpus (shards, Ray batches), so the engines can carry it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Optional, Sequence, Union
+from typing import Any, ClassVar, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -87,12 +87,10 @@ class VendiState(DeclaredState):
         texts = list(texts)
         if not texts:
             return
-        part = embedding_gram_state(
-            texts,
-            self.options.get("embedding_model"),
-            identical=self.options.get("identical"),
-            **{k: self.options.get(k) for k in self._MODEL},
-        )
+        model_options = {k: self.options.get(k) for k in self._MODEL}
+        feats, emb = embed_texts(texts, self.options.get("embedding_model"), **model_options)
+        rule = check_identical(self.options.get("identical"), "vendi")
+        part = GramState(feats.shape[1], {**embedding_choices(emb), "ident": rule}).update(feats)
         self.gram = part.gram if self.gram is None else self.gram + part.gram
         self.n_rows += part.n_rows
         self.n_empty += part.n_empty
@@ -104,26 +102,6 @@ class VendiState(DeclaredState):
         state = GramState(self.gram.shape[0], self.choices)
         state.gram, state.n_rows, state.n_empty = self.gram, self.n_rows, self.n_empty
         return vendi_from_gram(state)
-
-
-def embedding_gram_state(
-    texts: list[str],
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-) -> GramState:
-    """The mergeable state of the embedding-kernel Vendi Score of ``texts``: for a corpus split in
-    shards or Ray batches."""
-    feats, emb = embed_texts(
-        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
-    )
-    rule = check_identical(identical, "vendi")
-    state = GramState(feats.shape[1], {**embedding_choices(emb), "ident": rule})
-    return state.update(feats)
 
 
 def vendi_from_gram(state: GramState, q: Union[float, str] = 1.0) -> Score:
