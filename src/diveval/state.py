@@ -34,7 +34,7 @@ import numpy as np
 
 from .errors import InputError
 from .results import SETS, Score
-from .state_files import load_state, save_state
+from .state_files import decode_tree, encode_tree, load_state, save_state
 
 
 class MetricState(Protocol):
@@ -265,6 +265,34 @@ MIN = Reduction("min", lambda values: min(values), "min")
 PADDED_SUM = Reduction("padded-sum", _padded_sum)  # histograms of different lengths
 
 
+def _same(values: list[Any]) -> Any:
+    for v in values[1:]:
+        if not _equal(v, values[0]):
+            raise InputError(f"cannot merge parts of different runs: {values[0]!r} and {v!r}")
+    return values[0]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a == b)
+
+
+SAME = Reduction("same", _same)  # a value every part has alike (the model a part found)
+LAST = Reduction("last", lambda values: values[-1])  # the last part's (its last item's)
+
+
+def present(reduction: Reduction) -> Reduction:
+    """``reduction`` over the parts that have a value; None where a part has none (it saw no
+    item, so it could not know the value, e.g. the dimension of a model it never loaded)."""
+
+    def combine(values: list[Any]) -> Any:
+        have = [v for v in values if v is not None]
+        return reduction.combine(have) if have else None
+
+    return Reduction(f"present-{reduction.name}", combine)
+
+
 class DeclaredState:
     """A mergeable state written as a declaration (torchmetrics' ``add_state`` is the model):
 
@@ -332,17 +360,20 @@ class DeclaredState:
         header: dict[str, Any] = {}
         arrays: dict[str, Any] = {}
         for name, value in self.values().items():
-            if isinstance(value, np.ndarray):
+            if isinstance(value, np.ndarray) and value.dtype != object:
                 arrays[name] = value
-            else:
-                header[name] = value.item() if isinstance(value, np.generic) else value
+            else:  # numbers, lists, Scores: JSON, with any arrays inside stored beside it
+                header[name] = encode_tree(value, arrays, name)
         return header, arrays
 
     @classmethod
     def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> Any:
         state = cls(**{name: header[name] for name in cls.SETTINGS})
         for name in state.fields():
-            setattr(state, name, np.asarray(data[name]) if name in data else header[name])
+            if name in header:
+                setattr(state, name, decode_tree(header[name], data))
+            else:
+                setattr(state, name, np.asarray(data[name]))
         state._restored()
         return state
 

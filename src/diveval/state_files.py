@@ -76,6 +76,8 @@ def encode_tree(value: Any, arrays: dict[str, Any], key: str) -> Any:
     if isinstance(value, np.ndarray):
         arrays[key] = value
         return {"__array__": key}
+    if isinstance(value, Score):
+        return {"__score__": {**encode_score(value, arrays, key), "key": key}}
     if isinstance(value, dict):
         return {k: encode_tree(v, arrays, f"{key}::{k}") for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -97,6 +99,8 @@ def decode_tree(value: Any, data: Any) -> Any:
     if isinstance(value, dict):
         if set(value) == {"__array__"}:
             return np.asarray(data[value["__array__"]])
+        if set(value) == {"__score__"}:
+            return decode_score(value["__score__"], data, value["__score__"]["key"])
         if set(value) == {"__objects__"}:
             out = np.empty(len(value["__objects__"]), dtype=object)
             for i, v in enumerate(value["__objects__"]):
