@@ -16,8 +16,9 @@ returns the whole diveval Score (signature, details) of the same computation.
 
 Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views;
 structured arrays of keys and counts as uint8 rows of their bytes);
-fields that are Python lists of objects (texts kept for a second pass) travel pickled in uint8
-tensors, which is what ``torch.distributed.all_gather_object`` does for them. Each process adds
+fields that are not numbers (lists of objects, a Gram matrix or a model's name that only the
+first update sets) travel pickled in uint8 tensors, which is what
+``torch.distributed.all_gather_object`` does with them. Each process adds
 the texts it saw; the value after a sync is the one-process value of all of them.
 """
 
@@ -49,9 +50,17 @@ _METRIC_KWARGS = frozenset(
 _TORCH_ONLY = ("sum", "max", "min")  # reductions torch applies to one tensor per process
 
 
+def _tensorable(like: Any) -> bool:
+    """Whether a field whose empty value is ``like`` is numbers (an array of them, or one);
+    any other field (a list of objects, a value that only a first update sets) is pickled."""
+    if isinstance(like, np.ndarray):
+        return like.dtype.kind != "O"
+    return isinstance(like, (int, float, np.generic))
+
+
 def _encode(value: Any, like: Any, device: torch.device) -> torch.Tensor:
     """``value`` (a field of the same kind as ``like``) as a tensor of the same bits."""
-    if isinstance(like, list):
+    if not _tensorable(like):
         return torch.frombuffer(bytearray(pickle.dumps(value)), dtype=torch.uint8).to(device)
     array = np.ascontiguousarray(value)
     if array.dtype.kind == "V":  # a structured array (key, counts): one row of bytes per entry
@@ -64,7 +73,7 @@ def _encode(value: Any, like: Any, device: torch.device) -> torch.Tensor:
 def _decode(tensor: torch.Tensor, like: Any) -> Any:
     """The field value ``_encode`` made ``tensor`` from."""
     data = tensor.detach().cpu().numpy()
-    if isinstance(like, list):
+    if not _tensorable(like):
         return pickle.loads(data.tobytes())
     if isinstance(like, np.ndarray):
         if like.dtype.kind == "V":
@@ -91,12 +100,12 @@ class DiversityMetric(Metric):
         self._tensor_fields: list[str] = []
         for name, reduction in state.fields().items():
             like = getattr(state, name)
-            if reduction.torch in _TORCH_ONLY and not isinstance(like, list):
+            if reduction.torch in _TORCH_ONLY and _tensorable(like):
                 self._tensor_fields.append(name)
                 self.add_state(name, _encode(like, like, self.device), reduction.torch)
             else:  # one tensor per update, gathered across processes
-                tensorable = reduction.torch == "cat" and not isinstance(like, list)
-                self.add_state(name, [], "cat" if tensorable else None)
+                cat = reduction.torch == "cat" and _tensorable(like)
+                self.add_state(name, [], "cat" if cat else None)
         self._last: Optional[Score] = None
 
     def update(self, texts: list[str]) -> None:
