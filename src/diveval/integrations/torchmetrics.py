@@ -15,11 +15,10 @@ state and returns its value as a float (what ``self.log`` and Lightning take); `
 returns the whole diveval Score (signature, details) of the same computation.
 
 Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views;
-structured arrays of keys and counts as uint8 rows of their bytes);
-fields that are not numbers (lists of objects, a Gram matrix or a model's name that only the
-first update sets) travel pickled in uint8 tensors, which is what
-``torch.distributed.all_gather_object`` does with them. Each process adds
-the texts it saw; the value after a sync is the one-process value of all of them.
+structured arrays of keys and counts as uint8 rows of their bytes). Fields that are not numbers
+(lists of objects; a Gram matrix or a model's name that only the first update sets) travel
+pickled in uint8 tensors, which is what ``torch.distributed.all_gather_object`` does with them.
+Each process adds the texts it saw; the value after a sync is the one-process value of all.
 """
 
 from __future__ import annotations
@@ -97,15 +96,21 @@ class DiversityMetric(Metric):
         self.metric = row.name
         self.direction = row.direction  # which way is more diverse (torchmetrics' is a constant)
         self._empty: DeclaredState = state
-        self._tensor_fields: list[str] = []
+        # three kinds of field: one tensor that torch reduces; a list of one tensor per update
+        # that torch concatenates ("cat"); a list of one tensor (this process's value, combined
+        # at each update) that torch gathers and the reduction combines
+        self._tensor_fields: set[str] = set()
+        self._cat_fields: set[str] = set()
         for name, reduction in state.fields().items():
             like = getattr(state, name)
             if reduction.torch in _TORCH_ONLY and _tensorable(like):
-                self._tensor_fields.append(name)
+                self._tensor_fields.add(name)
                 self.add_state(name, _encode(like, like, self.device), reduction.torch)
-            else:  # one tensor per update, gathered across processes
-                cat = reduction.torch == "cat" and _tensorable(like)
-                self.add_state(name, [], "cat" if cat else None)
+            elif reduction.torch == "cat" and _tensorable(like):
+                self._cat_fields.add(name)
+                self.add_state(name, [], "cat")
+            else:
+                self.add_state(name, [], None)
         self._last: Optional[Score] = None
 
     def update(self, texts: list[str]) -> None:
@@ -114,15 +119,16 @@ class DiversityMetric(Metric):
         part.update(list(texts))
         for name, value in part.values().items():
             like = getattr(self._empty, name)
-            if name in self._tensor_fields:
-                current = _decode(getattr(self, name), like)
-                value = self._empty.fields()[name].combine([current, value])
-                setattr(self, name, _encode(value, like, self.device))
-            else:
+            if name in self._cat_fields:
                 getattr(self, name).append(_encode(value, like, self.device))
+                continue
+            value = self._empty.fields()[name].combine([self._field(name), value])
+            encoded = _encode(value, like, self.device)
+            setattr(self, name, encoded if name in self._tensor_fields else [encoded])
 
     def _field(self, name: str) -> Any:
-        """A gathered field's value: its parts (or what a sync left) combined by its reduction."""
+        """A field's value: its tensor, or its parts (what a sync left) combined by its
+        reduction; the empty value where there is none."""
         like = getattr(self._empty, name)
         held = getattr(self, name)
         parts = [held] if isinstance(held, torch.Tensor) else list(held)
@@ -146,16 +152,15 @@ class DiversityMetric(Metric):
         """The metric's corpus value over every text added (in every process, once synced)."""
         state = self._empty._like()
         for name in self._empty.fields():
-            if name in self._tensor_fields:
-                setattr(state, name, _decode(getattr(self, name), getattr(self._empty, name)))
-            else:
-                setattr(state, name, self._field(name))
+            setattr(state, name, self._field(name))
         state._restored()
         self._last = state.result().with_metric(self.metric)
         return float(self._last.value)
 
     def result(self) -> Score:
-        """The diveval Score (value, signature, details) of :meth:`compute`."""
+        """The diveval Score (value, signature, details) of :meth:`compute`: the merged
+        state's, as the shard and Ray engines give it before they add the script and language
+        warnings of a sample of the texts (this metric keeps no texts to sample)."""
         self.compute()
         assert self._last is not None
         return self._last
