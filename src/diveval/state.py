@@ -21,6 +21,12 @@ collects ``score(batch)`` per batch and finishes with ``result(values)``.
 Bounded memory (optional): ``bounded(plan)`` returns a state that keeps at most about
 ``plan.memory`` bytes in memory (spilling to disk or sketching); a state without it is used as it
 is by the streaming engine.
+
+A state is written as a declaration (:class:`DeclaredState`: its settings, its fields and the
+reduction of each), from which ``settings``, ``merge``, ``dump``, ``restore``, ``save`` and
+``load`` follow, and from which other aggregators (a torchmetrics Metric, a Ray Data aggregation)
+build their own states. Only a bounded state whose keys live in spill files or sketches (the
+streamed n-gram counts) is written by hand: it is never merged or saved.
 """
 
 from __future__ import annotations
