@@ -21,6 +21,12 @@ collects ``score(batch)`` per batch and finishes with ``result(values)``.
 Bounded memory (optional): ``bounded(plan)`` returns a state that keeps at most about
 ``plan.memory`` bytes in memory (spilling to disk or sketching); a state without it is used as it
 is by the streaming engine.
+
+A state is written as a declaration (:class:`DeclaredState`: its settings, its fields and the
+reduction of each), from which ``settings``, ``merge``, ``dump``, ``restore``, ``save`` and
+``load`` follow, and from which other aggregators (a torchmetrics Metric, a Ray Data aggregation)
+build their own states. Only a bounded state whose keys live in spill files or sketches (the
+streamed n-gram counts) is written by hand: it is never merged or saved.
 """
 
 from __future__ import annotations
@@ -301,8 +307,10 @@ class DeclaredState:
       ``settings()``; states of other settings refuse to merge); each is an attribute of the
       same name, JSON-able;
     - ``FIELDS``: the accumulated fields and their :class:`Reduction`; each is an attribute set by
-      ``__init__`` to its empty value, a number, a numpy array or a list. Where the fields depend
-      on the settings (one array per n-gram order), ``fields()`` says them instead.
+      ``__init__`` to its empty value: a number, a numpy array (a structured one where columns
+      combine together, as a top-2 table's), a list (of Scores too), or None where a part that
+      saw no item cannot know the value (:func:`present`). Where the fields depend on the
+      settings (one array per n-gram order), ``fields()`` says them instead.
 
     ``merge``, ``dump``, ``restore``, ``save`` and ``load`` are derived; a subclass writes
     ``__init__``, ``update`` and ``result`` (and ``_restored`` where a restored state rebuilds a
@@ -322,6 +330,12 @@ class DeclaredState:
     def fields(self) -> Mapping[str, Reduction]:
         """The accumulated fields of this state and their reductions."""
         return self.FIELDS
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Any:
+        """The state of a run's options (a row's ``state=``): each setting from the option of
+        the same name, the constructor's default where the run gives none."""
+        return cls(**{k: options[k] for k in cls.SETTINGS if options.get(k) is not None})
 
     def values(self) -> dict[str, Any]:
         """Each field's full value (after ``_settle``), by name."""

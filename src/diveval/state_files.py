@@ -50,20 +50,38 @@ def check_state_file(path: str | Path, what: str = "state") -> None:
         )
 
 
-def load_state(path: str | Path, kind: str, build: Callable[[dict, Any], Any]) -> Any:
-    check_state_file(path)
+def load_state(
+    path: str | Path, kind: str, build: Callable[[dict, Any], Any], what: str = "state"
+) -> Any:
+    """``build(header, data)`` of the file at ``path``, refused in one line where it is not a
+    diveval file of this format and ``kind`` (``what``: the kind of file a message names)."""
+    check_state_file(path, what)
     try:
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             if header.get("format") != STATE_FORMAT or header.get("kind") != kind:
                 raise InputError(
-                    f"{path}: a state of format {header.get('format')!r} and kind "
+                    f"{path}: a {what} of format {header.get('format')!r} and kind "
                     f"{header.get('kind')!r}; this diveval reads format {STATE_FORMAT}, "
                     f"kind {kind!r}"
                 )
             return build(header, data)
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a diveval state file ({exc})") from None
+        raise InputError(f"{path}: not a diveval {what} file ({exc})") from None
+
+
+def encode_state(state: Any, arrays: dict[str, Any], key: str) -> dict[str, Any]:
+    """A state inside another file (a shard file's metrics): its settings and dumped header as
+    JSON, its arrays stored in ``arrays`` under ``key``-prefixed names."""
+    extra, data = state.dump()
+    arrays.update({f"{key}::{name}": a for name, a in data.items()})
+    return {**state.settings(), **extra}
+
+
+def state_arrays(data: Any, key: str) -> dict[str, Any]:
+    """The arrays :func:`encode_state` stored under ``key``, by their state's names."""
+    prefix = f"{key}::"
+    return {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
 
 
 def encode_tree(value: Any, arrays: dict[str, Any], key: str) -> Any:
