@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +19,8 @@ def split_worker(rank: int, world: int, store: str, out: str, parts: dict, optio
 
     from diveval.integrations.torchmetrics import DiversityMetric
 
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # the ranks talk over loopback only
+    # the ranks talk over loopback only (not the address the host name resolves to)
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo0" if sys.platform == "darwin" else "lo")
     # a rank given no batch computes before any update, on purpose: torchmetrics warns
     warnings.filterwarnings("ignore", message=".*was called before the ``update`` method")
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from distributed_metric import split_worker
 from tiny_lm import WORDS
 
 import diveval
@@ -88,7 +89,7 @@ def test_two_processes_give_the_one_process_value(tmp_path):
     parts = {name: split for name in METRICS}
     parts.update({f"{name}|alone": [[texts], []] for name in METRICS})
     torch.multiprocessing.spawn(
-        __import__("distributed_metric").split_worker,
+        split_worker,
         args=(2, str(tmp_path / "store"), str(tmp_path), parts, {}),
         nprocs=2,
         join=True,
