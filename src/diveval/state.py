@@ -21,10 +21,17 @@ collects ``score(batch)`` per batch and finishes with ``result(values)``.
 Bounded memory (optional): ``bounded(plan)`` returns a state that keeps at most about
 ``plan.memory`` bytes in memory (spilling to disk or sketching); a state without it is used as it
 is by the streaming engine.
+
+A state is written as a declaration (:class:`DeclaredState`: its settings, its fields and the
+reduction of each), from which ``settings``, ``merge``, ``dump``, ``restore``, ``save`` and
+``load`` follow, and from which other aggregators (a torchmetrics Metric, a Ray Data aggregation)
+build their own states. Only a bounded state whose keys live in spill files or sketches (the
+streamed n-gram counts) is written by hand: it is never merged or saved.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Optional, Protocol, Sequence
@@ -33,7 +40,7 @@ import numpy as np
 
 from .errors import InputError
 from .results import SETS, Score
-from .state_files import load_state, save_state
+from .state_files import decode_tree, encode_tree, load_state, save_state
 
 
 class MetricState(Protocol):
@@ -264,6 +271,34 @@ MIN = Reduction("min", lambda values: min(values), "min")
 PADDED_SUM = Reduction("padded-sum", _padded_sum)  # histograms of different lengths
 
 
+def _same(values: list[Any]) -> Any:
+    for v in values[1:]:
+        if not _equal(v, values[0]):
+            raise InputError(f"cannot merge parts of different runs: {values[0]!r} and {v!r}")
+    return values[0]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a == b)
+
+
+SAME = Reduction("same", _same)  # a value every part has alike (the model a part found)
+LAST = Reduction("last", lambda values: values[-1])  # the last part's (its last item's)
+
+
+def present(reduction: Reduction) -> Reduction:
+    """``reduction`` over the parts that have a value; None where a part has none (it saw no
+    item, so it could not know the value, e.g. the dimension of a model it never loaded)."""
+
+    def combine(values: list[Any]) -> Any:
+        have = [v for v in values if v is not None]
+        return reduction.combine(have) if have else None
+
+    return Reduction(f"present-{reduction.name}", combine)
+
+
 class DeclaredState:
     """A mergeable state written as a declaration (torchmetrics' ``add_state`` is the model):
 
@@ -272,17 +307,22 @@ class DeclaredState:
       ``settings()``; states of other settings refuse to merge); each is an attribute of the
       same name, JSON-able;
     - ``FIELDS``: the accumulated fields and their :class:`Reduction`; each is an attribute set by
-      ``__init__`` to its empty value, a number, a numpy array or a list. Where the fields depend
-      on the settings (one array per n-gram order), ``fields()`` says them instead.
+      ``__init__`` to its empty value: a number, a numpy array (a structured one where columns
+      combine together, as a top-2 table's), a list (of Scores too), or None where a part that
+      saw no item cannot know the value (:func:`present`). Where the fields depend on the
+      settings (one array per n-gram order), ``fields()`` says them instead.
 
     ``merge``, ``dump``, ``restore``, ``save`` and ``load`` are derived; a subclass writes
     ``__init__``, ``update`` and ``result`` (and ``_restored`` where a restored state rebuilds a
-    cache from its fields). A field the declaration cannot carry (a nested state) is a subclass's
-    business in ``merge`` / ``dump`` / ``restore``."""
+    cache from its fields). A state that defers work inside ``update`` (batches of keys not yet
+    folded into its sorted keys) finishes it in ``_settle``; every reader of the fields (merge,
+    dump, another aggregator) takes them from :meth:`values`, which settles first.
+    ``MERGE_THREADS``: threads over the fields in ``merge`` (numpy's sorts release the GIL)."""
 
     kind: ClassVar[str]
     SETTINGS: ClassVar[tuple[str, ...]] = ()
     FIELDS: ClassVar[Mapping[str, Reduction]] = {}
+    MERGE_THREADS: ClassVar[int] = 1
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, **{name: getattr(self, name) for name in self.SETTINGS}}
@@ -291,34 +331,63 @@ class DeclaredState:
         """The accumulated fields of this state and their reductions."""
         return self.FIELDS
 
-    def _like(self) -> Any:
-        """An empty state of the same settings."""
-        return type(self)(**{name: getattr(self, name) for name in self.SETTINGS})
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Any:
+        """The state of a run's options (a row's ``state=``): each setting from the option of
+        the same name, the constructor's default where the run gives none."""
+        return cls(**{k: options[k] for k in cls.SETTINGS if options.get(k) is not None})
+
+    def values(self) -> dict[str, Any]:
+        """Each field's full value (after ``_settle``), by name."""
+        self._settle()
+        return {name: getattr(self, name) for name in self.fields()}
+
+    def _settle(self) -> None:
+        """What a subclass finishes before its fields are read."""
+
+    def _like(self, **changes: Any) -> Any:
+        """An empty state of the same settings (but ``changes``)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self.SETTINGS}, **changes})
 
     def merge(self, *others: Any) -> Any:
+        """A new state for the union of this input and the others' (in the order given); each
+        field combined once over all the states, not pairwise."""
         check_mergeable(self, others)
-        everyone = (self, *others)
+        everyone = [s.values() for s in (self, *others)]
         out = self._like()
-        for name, reduction in self.fields().items():
-            setattr(out, name, reduction.combine([getattr(s, name) for s in everyone]))
+
+        def combine(item: tuple[str, Reduction]) -> Any:
+            name, reduction = item
+            return reduction.combine([v[name] for v in everyone])
+
+        items = list(self.fields().items())
+        if self.MERGE_THREADS > 1 and len(items) > 1:
+            with ThreadPoolExecutor(max_workers=self.MERGE_THREADS) as pool:
+                combined = list(pool.map(combine, items))
+        else:
+            combined = [combine(item) for item in items]
+        for (name, _), value in zip(items, combined):
+            setattr(out, name, value)
         return out
 
     def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
         header: dict[str, Any] = {}
         arrays: dict[str, Any] = {}
-        for name in self.fields():
-            value = getattr(self, name)
-            if isinstance(value, np.ndarray):
+        for name, value in self.values().items():
+            if isinstance(value, np.ndarray) and value.dtype != object:
                 arrays[name] = value
-            else:
-                header[name] = value.item() if isinstance(value, np.generic) else value
+            else:  # numbers, lists, Scores: JSON, with any arrays inside stored beside it
+                header[name] = encode_tree(value, arrays, name)
         return header, arrays
 
     @classmethod
     def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> Any:
         state = cls(**{name: header[name] for name in cls.SETTINGS})
         for name in state.fields():
-            setattr(state, name, np.asarray(data[name]) if name in data else header[name])
+            if name in header:
+                setattr(state, name, decode_tree(header[name], data))
+            else:
+                setattr(state, name, np.asarray(data[name]))
         state._restored()
         return state
 

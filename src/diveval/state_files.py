@@ -18,7 +18,9 @@ from .errors import InputError
 from .results import Score
 
 # 2: shard files hold each metric's own state (by its row), Self-BLEU states keep their sentences
-STATE_FORMAT = 2
+# 3: states are declarations (diveval.state.DeclaredState): one header entry or array per field
+#    (n-gram counts: total_{n} beside keys_{n}, no nested state)
+STATE_FORMAT = 3
 
 
 def save_state(path: str | Path, state: Any, extra: dict[str, Any], arrays: dict[str, Any]) -> None:
@@ -48,20 +50,38 @@ def check_state_file(path: str | Path, what: str = "state") -> None:
         )
 
 
-def load_state(path: str | Path, kind: str, build: Callable[[dict, Any], Any]) -> Any:
-    check_state_file(path)
+def load_state(
+    path: str | Path, kind: str, build: Callable[[dict, Any], Any], what: str = "state"
+) -> Any:
+    """``build(header, data)`` of the file at ``path``, refused in one line where it is not a
+    diveval file of this format and ``kind`` (``what``: the kind of file a message names)."""
+    check_state_file(path, what)
     try:
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             if header.get("format") != STATE_FORMAT or header.get("kind") != kind:
                 raise InputError(
-                    f"{path}: a state of format {header.get('format')!r} and kind "
+                    f"{path}: a {what} of format {header.get('format')!r} and kind "
                     f"{header.get('kind')!r}; this diveval reads format {STATE_FORMAT}, "
                     f"kind {kind!r}"
                 )
             return build(header, data)
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a diveval state file ({exc})") from None
+        raise InputError(f"{path}: not a diveval {what} file ({exc})") from None
+
+
+def encode_state(state: Any, arrays: dict[str, Any], key: str) -> dict[str, Any]:
+    """A state inside another file (a shard file's metrics): its settings and dumped header as
+    JSON, its arrays stored in ``arrays`` under ``key``-prefixed names."""
+    extra, data = state.dump()
+    arrays.update({f"{key}::{name}": a for name, a in data.items()})
+    return {**state.settings(), **extra}
+
+
+def state_arrays(data: Any, key: str) -> dict[str, Any]:
+    """The arrays :func:`encode_state` stored under ``key``, by their state's names."""
+    prefix = f"{key}::"
+    return {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
 
 
 def encode_tree(value: Any, arrays: dict[str, Any], key: str) -> Any:
@@ -74,6 +94,8 @@ def encode_tree(value: Any, arrays: dict[str, Any], key: str) -> Any:
     if isinstance(value, np.ndarray):
         arrays[key] = value
         return {"__array__": key}
+    if isinstance(value, Score):
+        return {"__score__": {**encode_score(value, arrays, key), "key": key}}
     if isinstance(value, dict):
         return {k: encode_tree(v, arrays, f"{key}::{k}") for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -95,6 +117,8 @@ def decode_tree(value: Any, data: Any) -> Any:
     if isinstance(value, dict):
         if set(value) == {"__array__"}:
             return np.asarray(data[value["__array__"]])
+        if set(value) == {"__score__"}:
+            return decode_score(value["__score__"], data, value["__score__"]["key"])
         if set(value) == {"__objects__"}:
             out = np.empty(len(value["__objects__"]), dtype=object)
             for i, v in enumerate(value["__objects__"]):

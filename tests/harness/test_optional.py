@@ -1,5 +1,5 @@
-"""The harness adapters are optional extras: ``import diveval`` (and scoring) imports none of them,
-and the packaging declares each extra and Inspect's entry point."""
+"""The harness adapters are optional extras: ``import diveval`` (and scoring) imports none of them
+(nor the integrations), and the packaging declares each extra and Inspect's entry point."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESSES = ("inspect_ai", "lm_eval", "evaluate", "diveval.harness")
+# the integrations (torchmetrics, Ray Data, Trainer callback) and their host libraries
+INTEGRATIONS = ("torch", "torchmetrics", "ray", "transformers", "diveval.integrations")
 
 
 def test_import_and_score_load_no_harness():
     code = (
         "import sys, diveval; diveval.score([['a b', 'a c']], ['distinct-1']); "
-        f"print([m for m in {HARNESSES!r} if m in sys.modules])"
+        f"print([m for m in {HARNESSES + INTEGRATIONS!r} if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

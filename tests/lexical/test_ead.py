@@ -92,7 +92,7 @@ def test_ead_above_one_on_tiny_sets_says_so_with_the_reason():
     quiet = diveval.ead([["a a b", "b a"]]).details
     assert "warnings" not in quiet and "above_one" not in quiet
     # the sharded path (corpus states) says the same
-    from diveval.scale.states import NgramState
+    from diveval.lexical.ngram_state import NgramState
 
     state = NgramState([1])
     state.update(["a b c d"])

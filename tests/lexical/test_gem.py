@@ -481,7 +481,7 @@ def test_local_recall_state_merges_any_split_to_the_one_process_score(items, cut
     bounds = sorted({0, len(hyps), *(min(c, len(hyps)) for c in cuts)})
     parts = []
     for a, b in zip(bounds[:-1], bounds[1:]):
-        part = LocalRecallState({"references": refs[a:b]})
+        part = LocalRecallState(references=refs[a:b])
         for i in range(a, b, 2):
             part.update(hyps[i : min(i + 2, b)])
         parts.append(part)

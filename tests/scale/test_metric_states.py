@@ -204,7 +204,7 @@ def test_corpus_self_bleu_shards_like_the_rest(capsys, tmp_path):
 
 
 def test_a_two_pass_state_needs_every_sentence():
-    from diveval.scale import SelfBleuState
+    from diveval.lexical.self_bleu_state import SelfBleuState
 
     state = SelfBleuState()
     state.update(["a b c", "a b d"])

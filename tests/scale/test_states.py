@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import diveval
 from diveval.errors import InputError
-from diveval.scale import NgramState, SelfBleuState
+from diveval.lexical.ngram_state import NgramState
+from diveval.lexical.self_bleu_state import SelfBleuState
 
 
 def counter_distinct(texts, n):
@@ -190,7 +191,7 @@ def test_self_bleu_state_errors():
 
 @pytest.mark.parametrize("q", [0.5, 1.0, 2.0, "inf"])
 def test_gram_state_equals_the_vendi_of_all_rows(q, tmp_path):
-    from diveval.scale import GramState
+    from diveval.semantic.gram_state import GramState
     from diveval.semantic.vendi import vendi_from_eigenvalues, vendi_from_features
 
     rng = np.random.default_rng(4)

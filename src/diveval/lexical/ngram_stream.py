@@ -1,6 +1,6 @@
 """Corpus Distinct-n / EAD-n of a stream larger than memory, in bounded memory.
 
-Each chunk's n-gram keys (the shard-independent 64-bit keys of :mod:`diveval.lexical.ngram_state`,
+Each chunk's n-gram keys (the shard-independent 64-bit keys of :mod:`diveval.text.stable_keys`,
 same collision bound) are de-duplicated and appended to spill files partitioned by their top bits
 (a radix partition), so that each partition holds about 1/P of the keys and fits the memory budget
 on its own. The distinct count of an order is the sum over partitions of the distinct keys in each:
@@ -23,13 +23,11 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
-from ..results import Score
 from ..state import StreamPlan, text_chunks
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
+from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer
-from .ead import Vocab
-from .ngram_state import corpus_ngram_score, metric_orders, ngram_keys, token_hashes
 
 
 class _Counter:
@@ -180,45 +178,3 @@ def stream_counts(
         return counters.counts()
     finally:
         counters.close()
-
-
-class StreamedNgramState:
-    """An :class:`~diveval.lexical.ngram_state.NgramMetricState` over a stream, in bounded memory
-    (spill files or HLL sketches): updated chunk by chunk, finished once; it is not merged or
-    saved (a split run merges the in-memory state)."""
-
-    kind = "ngram-metric-streamed"
-
-    def __init__(
-        self,
-        metric: str,
-        n: int,
-        tokenizer: str = "whitespace",
-        lowercase: bool = False,
-        vocab: Vocab | None = None,
-        plan: StreamPlan | None = None,
-    ) -> None:
-        self.metric, self.n, self.vocab = metric, n, vocab
-        self.plan = plan or StreamPlan(2 << 30)
-        self._tok = get_tokenizer(tokenizer, lowercase)
-        self.counters = NgramCounters(metric_orders(metric, n), tokenizer, lowercase, self.plan)
-        self.bytes_per_char = self.counters.bytes_per_char
-
-    def update(self, texts: Sequence[str]) -> None:
-        self.counters.update(texts)
-
-    def result(self) -> Score:
-        counts = self.counters.counts()
-        extra = {"approx": f"hll-{self.plan.lg_k}"} if self.plan.approx else None
-        return corpus_ngram_score(
-            self.metric,
-            self.n,
-            lambda k: counts[k][:2],
-            self._tok,
-            self.vocab,
-            extra,
-            lambda k: counts[k][2],
-        )
-
-    def close(self) -> None:
-        self.counters.close()

@@ -6,31 +6,35 @@ n-gram, the largest count any sentence has, how many sentences have it and the l
 it, plus the histogram of sentence lengths. Pass 1 builds that table; pass 2 scores sentences
 against the merged table. A state also keeps its own sentences' n-gram keys and counts, so that a
 shard file carries what pass 2 needs and ``merge`` then ``result()`` gives the one-process Score.
-The keys are those of :class:`~diveval.lexical.ngram_state.NgramState` (same collision bound).
+Both are declared fields (:class:`~diveval.state.DeclaredState`): the tables combine by their own
+reduction (:data:`TOP2`), the kept sentences are concatenated.
+The keys are those of :mod:`diveval.text.stable_keys` (same collision bound).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import CORPUS, Score, make_signature
-from ..state_files import load_state, save_state
-from ..text.ngrams import ngram_starts
+from ..state import CAT, PADDED_SUM, DeclaredState, Reduction
+from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.ngrams import ngram_starts, text_of_positions
 from ..text.prepared import encode_texts
+from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer
-from .ngram_state import ngram_keys, token_hashes
+
+#: One row per distinct n-gram: its key, the largest count any sentence has (c1), how many
+#: sentences hold c1 (m1) and the largest count below c1 (c2, 0 if none).
+TABLE = np.dtype([("key", np.uint64), ("c1", np.int64), ("m1", np.int64), ("c2", np.int64)])
 
 
-def _top2(keys: np.ndarray, counts: np.ndarray, mult: np.ndarray):
-    """Per distinct key: (key, c1 = largest count, m1 = how many sentences hold c1, c2 = largest
-    count below c1, 0 if none), from entries (key, count, multiplicity)."""
+def _top2(keys: np.ndarray, counts: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """The table of entries (key, count, multiplicity): per distinct key, c1, m1 and c2."""
     if keys.size == 0:
-        z = np.zeros(0, np.int64)
-        return np.zeros(0, np.uint64), z, z, z
+        return np.zeros(0, TABLE)
     order = np.lexsort((-counts, keys))
     k, c, m = keys[order], counts[order], mult[order]
     first = np.empty(k.size, dtype=bool)
@@ -40,12 +44,37 @@ def _top2(keys: np.ndarray, counts: np.ndarray, mult: np.ndarray):
     run = np.cumsum(first) - 1
     c1 = c[starts]
     is_top = c == c1[run]
-    m1 = np.bincount(run, weights=np.where(is_top, m, 0), minlength=starts.size).astype(np.int64)
-    c2 = np.maximum.reduceat(np.where(is_top, 0, c), starts)
-    return k[starts], c1, m1, c2
+    table = np.empty(starts.size, TABLE)
+    table["key"] = k[starts]
+    table["c1"] = c1
+    table["m1"] = np.bincount(run, weights=np.where(is_top, m, 0), minlength=starts.size)
+    table["c2"] = np.maximum.reduceat(np.where(is_top, 0, c), starts)
+    return table
 
 
-class SelfBleuState:
+def _entries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries a table stands for: each row's c1 (m1 times) and its c2 (once, if any)."""
+    has2 = table["c2"] > 0
+    return (
+        np.concatenate([table["key"], table["key"][has2]]),
+        np.concatenate([table["c1"], table["c2"][has2]]),
+        np.concatenate([table["m1"], np.ones(int(has2.sum()), np.int64)]),
+    )
+
+
+def _combine_tables(tables: list[np.ndarray]) -> np.ndarray:
+    if len(tables) == 1:
+        return tables[0]
+    keys, counts, mult = zip(*map(_entries, tables))
+    return _top2(np.concatenate(keys), np.concatenate(counts), np.concatenate(mult))
+
+
+#: The tables of consecutive parts combine into the table of their union (one top-2 pass,
+#: however many parts); no torch reduction means the same: gathered, then this.
+TOP2 = Reduction("top2", _combine_tables)
+
+
+class SelfBleuState(DeclaredState):
     """Corpus Self-BLEU in two passes, for inputs split over shards or machines.
 
     Pass 1 (``update``/``merge``): per n-gram of every order, the largest count any sentence has
@@ -55,14 +84,20 @@ class SelfBleuState:
     :mod:`diveval.lexical.self_bleu`). Pass 2 (``score``) scores any batch of sentences against the
     merged table, and ``result(values)`` finishes from the values of every sentence.
 
-    The state also keeps its own sentences (per order, each sentence's n-gram keys and counts, and
-    the lengths, in input order; ``keep=False`` or :meth:`summary` drops them): after a merge,
+    With ``keep`` the state also keeps its own sentences (their lengths in input order and, per
+    order, each sentence's distinct n-gram keys and counts, sentence by sentence): after a merge,
     ``result()`` scores the kept sentences against the merged table, so shard files need no second
-    pass over the input. Same values as :func:`diveval.self_bleu` to 1e-12, up to the key collision
-    bound of :class:`~diveval.lexical.ngram_state.NgramState`.
+    pass over the input. :meth:`summary` is the state without them (``keep`` is a setting: a
+    summary merges with summaries). Same values as :func:`diveval.self_bleu` to 1e-12, up to the
+    key collision bound of :mod:`diveval.text.stable_keys`.
+
+    Fields: ``lengths`` (``lengths[L]`` = sentences of L tokens, :data:`~diveval.state.PADDED_SUM`),
+    ``table_{n}`` (:data:`TABLE` rows, :data:`TOP2`) and, kept, ``kept_lengths``, ``kept_keys_{n}``,
+    ``kept_counts_{n}``, ``kept_grams_{n}`` (distinct n-grams per sentence), all concatenated.
     """
 
     kind: ClassVar[str] = "self-bleu"
+    SETTINGS = ("max_n", "smoothing", "tokenizer", "lowercase", "include_self", "keep")
 
     def __init__(
         self,
@@ -73,8 +108,6 @@ class SelfBleuState:
         include_self: bool = False,
         keep: bool = True,
     ):
-        from ..text.bleu import resolve_smoothing, resolve_weights
-
         try:
             self.max_n, _ = resolve_weights(max_n, None)
             self.smoothing = resolve_smoothing(smoothing)
@@ -84,50 +117,53 @@ class SelfBleuState:
         self.n_orders = (
             max(self.max_n, 5) if self.smoothing in ("method5", "method7") else self.max_n
         )
-        self.tokenizer, self.lowercase, self.include_self = tokenizer, bool(lowercase), include_self
+        self.tokenizer, self.lowercase = tokenizer, bool(lowercase)
+        self.include_self, self.keep = bool(include_self), bool(keep)
         self._tok = get_tokenizer(tokenizer, lowercase)
-        self.lengths = np.zeros(0, np.int64)  # lengths[L] = number of sentences of L tokens
-        empty = (np.zeros(0, np.uint64),) + (np.zeros(0, np.int64),) * 3
-        # per order: (keys, c1, m1, c2), see the class docstring
-        self.tables: dict[int, tuple[np.ndarray, ...]] = {
-            n: empty for n in range(1, self.n_orders + 1)
-        }
-        # the kept sentences: their lengths in input order, and per order (keys, sentence, count)
-        self.keep = bool(keep)
+        self._unpacked: dict[int, tuple[np.ndarray, ...]] = {}
+        self.lengths = np.zeros(0, np.int64)
         self.kept_lengths = np.zeros(0, np.int64)
-        self.kept = {
-            n: (np.zeros(0, np.uint64),) + (np.zeros(0, np.int64),) * 2 for n in self.tables
-        }
+        for n in self.orders:
+            setattr(self, f"table_{n}", np.zeros(0, TABLE))
+            setattr(self, f"kept_keys_{n}", np.zeros(0, np.uint64))
+            setattr(self, f"kept_counts_{n}", np.zeros(0, np.int64))
+            setattr(self, f"kept_grams_{n}", np.zeros(0, np.int64))
 
-    def settings(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "max_n": self.max_n,
-            "smoothing": self.smoothing,
-            "tokenizer": self.tokenizer,
-            "lowercase": self.lowercase,
-            "include_self": self.include_self,
-        }
+    @property
+    def orders(self) -> range:
+        return range(1, self.n_orders + 1)
+
+    def fields(self) -> Mapping[str, Reduction]:
+        out: dict[str, Reduction] = {"lengths": PADDED_SUM}
+        out.update({f"table_{n}": TOP2 for n in self.orders})
+        if self.keep:
+            out["kept_lengths"] = CAT
+            for n in self.orders:
+                out.update({f"kept_{what}_{n}": CAT for what in ("keys", "counts", "grams")})
+        return out
+
+    def table(self, n: int) -> np.ndarray:
+        """The top-2 table of order n (:data:`TABLE` rows, by key)."""
+        return getattr(self, f"table_{n}")
 
     @property
     def n_texts(self) -> int:
         return int(self.lengths.sum())
 
-    def _sentence_counts(self, texts: Sequence[str]):
-        """Per order: the distinct (key, sentence) pairs of the batch and their counts."""
-        from ..text.ngrams import text_of_positions
-
+    def _sentence_counts(self, texts: Sequence[str]) -> tuple[np.ndarray, dict]:
+        """The batch's lengths and, per order, its distinct (key, sentence) pairs and their
+        counts, sentence by sentence: (keys, sentence of each, counts)."""
         texts = list(texts)
         if not all(isinstance(t, str) for t in texts):
             raise InputError("a Self-BLEU state takes a list of texts (str)")
         tids = encode_texts(texts, self._tok)
         hashes = token_hashes(tids.vocab)
         out = {}
-        for n in range(1, self.n_orders + 1):
+        for n in self.orders:
             starts = ngram_starts(tids, n)
             keys = ngram_keys(tids.ids, hashes, starts, n)
             sent = text_of_positions(tids, starts)
-            order = np.lexsort((sent, keys))
+            order = np.lexsort((keys, sent))
             keys, sent = keys[order], sent[order]
             new = np.ones(keys.size, dtype=bool)
             new[1:] = (keys[1:] != keys[:-1]) | (sent[1:] != sent[:-1])
@@ -138,85 +174,34 @@ class SelfBleuState:
 
     def update(self, texts: Sequence[str]) -> None:
         lengths, per_order = self._sentence_counts(texts)
-        self._merge_lengths(np.bincount(lengths, minlength=1) if lengths.size else None)
-        for n, (keys, _, counts) in per_order.items():
-            self.tables[n] = self._combine(self.tables[n], keys, counts, np.ones_like(counts))
-        if self.keep:
-            self._keep([(self.kept_lengths, self.kept), (lengths, per_order)])
-
-    def _keep(self, parts: list) -> None:
-        """Concatenate kept sentences of consecutive parts (sentence numbers offset)."""
-        offsets = np.cumsum([0] + [lengths.size for lengths, _ in parts])
-        self.kept_lengths = np.concatenate([lengths for lengths, _ in parts])
-        self.kept = {
-            n: (
-                np.concatenate([kept[n][0] for _, kept in parts]),
-                np.concatenate([kept[n][1] + off for (_, kept), off in zip(parts, offsets)]),
-                np.concatenate([kept[n][2] for _, kept in parts]),
+        self._unpacked.clear()
+        if lengths.size:
+            self.lengths = PADDED_SUM.combine([self.lengths, np.bincount(lengths)])
+        for n, (keys, sent, counts) in per_order.items():
+            entries = _entries(self.table(n))
+            setattr(
+                self,
+                f"table_{n}",
+                _top2(
+                    np.concatenate([entries[0], keys]),
+                    np.concatenate([entries[1], counts]),
+                    np.concatenate([entries[2], np.ones_like(counts)]),
+                ),
             )
-            for n in self.tables
-        }
-
-    def _merge_lengths(self, hist: np.ndarray | None) -> None:
-        if hist is None:
-            return
-        size = max(self.lengths.size, hist.size)
-        merged = np.zeros(size, np.int64)
-        merged[: self.lengths.size] += self.lengths
-        merged[: hist.size] += hist
-        self.lengths = merged
-
-    @staticmethod
-    def _combine(table, keys, counts, mult):
-        k, c1, m1, c2 = table
-        has2 = c2 > 0
-        return _top2(
-            np.concatenate([k, k[has2], keys]),
-            np.concatenate([c1, c2[has2], counts]),
-            np.concatenate([m1, np.ones(int(has2.sum()), np.int64), mult]),
-        )
-
-    def _like(self, keep: bool) -> SelfBleuState:
-        return SelfBleuState(
-            self.max_n, self.smoothing, self.tokenizer, self.lowercase, self.include_self, keep
-        )
+            if self.keep:
+                grams = np.bincount(sent, minlength=lengths.size)
+                for what, value in (("keys", keys), ("counts", counts), ("grams", grams)):
+                    name = f"kept_{what}_{n}"
+                    setattr(self, name, np.concatenate([getattr(self, name), value]))
+        if self.keep:
+            self.kept_lengths = np.concatenate([self.kept_lengths, lengths])
 
     def summary(self) -> SelfBleuState:
         """This state without its kept sentences: what pass 2 of any batch needs (for an engine
         that runs pass 2 where the sentences are)."""
         out = self._like(keep=False)
-        out.lengths, out.tables = self.lengths, dict(self.tables)
-        return out
-
-    def merge(self, *others: SelfBleuState) -> SelfBleuState:
-        """A new state for the union of this input and the others' (one top-2 pass per order,
-        however many states; kept sentences in the order given), as :meth:`NgramState.merge`."""
-        from ..state import check_mergeable
-
-        check_mergeable(self, others)
-        everyone = (self, *others)
-        out = self._like(keep=all(s.keep for s in everyone))
-        for state in everyone:
-            out._merge_lengths(state.lengths)
-        for n in out.tables:
-            keys, counts, mult = [], [], []
-            for state in others:
-                k, c1, m1, c2 = state.tables[n]
-                has2 = c2 > 0  # each table row stands for its c1 (m1 times) and its c2 (once)
-                keys += [k, k[has2]]
-                counts += [c1, c2[has2]]
-                mult += [m1, np.ones(int(has2.sum()), np.int64)]
-            if others:
-                out.tables[n] = self._combine(
-                    self.tables[n],
-                    np.concatenate(keys),
-                    np.concatenate(counts),
-                    np.concatenate(mult),
-                )
-            else:
-                out.tables[n] = self.tables[n]
-        if out.keep:
-            out._keep([(s.kept_lengths, s.kept) for s in everyone])
+        for name in out.fields():
+            setattr(out, name, getattr(self, name))
         return out
 
     def _closest_other_length(self, lengths: np.ndarray) -> np.ndarray:
@@ -239,9 +224,17 @@ class SelfBleuState:
         all the other sentences of the merged input."""
         return self._score_counts(*self._sentence_counts(texts))
 
-    def _score_counts(self, lengths: np.ndarray, per_order: dict) -> np.ndarray:
-        from ..text.bleu import bleu_from_counts, resolve_weights
+    def _columns(self, n: int) -> tuple[np.ndarray, ...]:
+        """The table of order n as contiguous columns (key, c1, m1, c2), made once per state:
+        pass 2 searches the keys of every batch."""
+        if n not in self._unpacked:
+            table = self.table(n)
+            self._unpacked[n] = tuple(
+                np.ascontiguousarray(table[c]) for c in ("key", "c1", "m1", "c2")
+            )
+        return self._unpacked[n]
 
+    def _score_counts(self, lengths: np.ndarray, per_order: dict) -> np.ndarray:
         need = 1 if self.include_self else 2
         if self.n_texts < need:
             raise InputError(
@@ -255,7 +248,7 @@ class SelfBleuState:
             raise InputError("pass 2 scores sentences that pass 1 did not count")
         num = np.zeros((lengths.size, self.n_orders), np.int64)
         for n, (keys, sent, counts) in per_order.items():
-            k, c1, m1, c2 = self.tables[n]
+            k, c1, m1, c2 = self._columns(n)
             at = np.searchsorted(k, keys)
             if keys.size and (at.max() >= k.size or np.any(k[at] != keys)):
                 raise InputError("pass 2 scores sentences that pass 1 did not count")
@@ -275,49 +268,6 @@ class SelfBleuState:
             num[:, :n], den[:, :n], lengths, ref, weights, self.smoothing, p5=p5
         )
 
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        arrays: dict[str, np.ndarray] = {"lengths": self.lengths}
-        for n, table in self.tables.items():
-            arrays.update({f"{name}_{n}": a for name, a in zip(("keys", "c1", "m1", "c2"), table)})
-        if self.keep:
-            arrays["kept_lengths"] = self.kept_lengths
-            for n, kept in self.kept.items():
-                names = ("kept_keys", "kept_sent", "kept_counts")
-                arrays.update({f"{name}_{n}": a for name, a in zip(names, kept)})
-        return {"keep": self.keep}, arrays
-
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> SelfBleuState:
-        state = cls(
-            header["max_n"],
-            header["smoothing"],
-            header["tokenizer"],
-            header["lowercase"],
-            header["include_self"],
-            header.get("keep", False),
-        )
-        state.lengths = np.asarray(data["lengths"], dtype=np.int64)
-        for n in state.tables:
-            k = np.asarray(data[f"keys_{n}"], dtype=np.uint64)
-            rest = (np.asarray(data[f"{name}_{n}"], dtype=np.int64) for name in ("c1", "m1", "c2"))
-            state.tables[n] = (k, *rest)
-        if state.keep:
-            state.kept_lengths = np.asarray(data["kept_lengths"], dtype=np.int64)
-            for n in state.tables:
-                state.kept[n] = (
-                    np.asarray(data[f"kept_keys_{n}"], dtype=np.uint64),
-                    np.asarray(data[f"kept_sent_{n}"], dtype=np.int64),
-                    np.asarray(data[f"kept_counts_{n}"], dtype=np.int64),
-                )
-        return state
-
-    def save(self, path: str | Path) -> None:
-        save_state(path, self, *self.dump())
-
-    @classmethod
-    def load(cls, path: str | Path) -> SelfBleuState:
-        return load_state(path, cls.kind, cls.restore)
-
     def result(self, per_sentence: np.ndarray | None = None) -> Score:
         """The corpus Score from the pass-2 values of every sentence (in input order), or, with
         none given, from the sentences this state kept (it kept them all, from every part)."""
@@ -327,7 +277,16 @@ class SelfBleuState:
                     "this Self-BLEU state did not keep every sentence: give result() the pass-2 "
                     "values of every sentence"
                 )
-            per_sentence = self._score_counts(self.kept_lengths, self.kept)
+            sentences = np.arange(self.kept_lengths.size)
+            kept = {
+                n: (
+                    getattr(self, f"kept_keys_{n}"),
+                    np.repeat(sentences, getattr(self, f"kept_grams_{n}")),
+                    getattr(self, f"kept_counts_{n}"),
+                )
+                for n in self.orders
+            }
+            per_sentence = self._score_counts(self.kept_lengths, kept)
         per = np.asarray(per_sentence, dtype=float)
         if per.size != self.n_texts:
             raise InputError(f"{per.size} sentence scores for a corpus of {self.n_texts}")

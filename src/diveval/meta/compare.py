@@ -308,8 +308,8 @@ def corpus_recipe(metric: Any, options: Mapping[str, Any]) -> CorpusRecipe | Non
         return None
     if not isinstance(state, NgramMetricState):
         return None
-    c = state.counts
-    return CorpusRecipe(state.metric, state.n, get_tokenizer(c.tokenizer, c.lowercase), state.vocab)
+    tokenizer = get_tokenizer(state.tokenizer, state.lowercase)
+    return CorpusRecipe(state.metric, state.n, tokenizer, state.vocab)
 
 
 # -- inputs -------------------------------------------------------------------------------------

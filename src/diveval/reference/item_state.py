@@ -5,43 +5,47 @@ the items would differ)."""
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
 
 from ..errors import InputError
 from ..registry import PER_ITEM_OPTIONS, get_metric
 from ..results import Score
-from ..state import check_mergeable, join_scores
-from ..state_files import decode_score, encode_score, load_state, save_state
+from ..state import CAT, LAST, PADDED_SUM, SUM, DeclaredState, Reduction, join_scores, present
+from ..text.bleu import BleuStats
+from ..text.tokenizers import get_tokenizer
+from .multiref import check_references, pooled_bleu_stats, pooled_bleu_value
 
 
-class ItemScoresState:
+class ItemScoresState(DeclaredState):
     """The Scores of consecutive parts of a corpus for the registered metric ``name``: each
     ``update`` scores its batch with the options of the batch's items (the per-item options,
-    references, are given for the whole input this state sees and sliced as batches come)."""
+    references, are given for the whole input this state sees and sliced as batches come).
+
+    Settings: ``name`` and the run-wide ``options`` (lowercase, reduction, smoothing...: two
+    parts scored with other choices must not merge into one number); per-item options and model
+    objects are input, not settings (models are named in the parts' signatures). Field:
+    ``parts``, the Scores in input order (concatenated); before they are read they are joined
+    into one, so a file holds one Score of its items."""
 
     kind: ClassVar[str] = "item-scores"
+    SETTINGS = ("name", "options")
+    FIELDS: ClassVar[Mapping[str, Reduction]] = {"parts": CAT}
 
     def __init__(self, name: str, options: Mapping[str, Any] | None = None):
         self.name = name
-        self.options = dict(options or {})
+        self._given = dict(options or {})
+        self.options = {
+            k: v
+            for k, v in sorted(self._given.items())
+            if k not in PER_ITEM_OPTIONS and k != "progress" and isinstance(v, (str, int, float))
+        }
         self.seen = 0  # items already scored: where the next batch's per-item options start
         self.parts: list[Score] = []
 
-    def settings(self) -> dict[str, Any]:
-        # the run-wide choices (lowercase, reduction, smoothing...): two parts scored with other
-        # choices must not merge into one number; per-item options and model objects are not
-        # settings (models are named in the parts' signatures)
-        chosen = {
-            k: v
-            for k, v in sorted(self.options.items())
-            if k not in PER_ITEM_OPTIONS and k != "progress" and isinstance(v, (str, int, float))
-        }
-        return {"kind": self.kind, "name": self.name, "options": chosen}
-
     def _batch_options(self, size: int) -> dict[str, Any]:
-        out = dict(self.options)
+        out = dict(self._given)
         for key in PER_ITEM_OPTIONS:
             if out.get(key) is not None:
                 out[key] = list(out[key])[self.seen : self.seen + size]
@@ -65,16 +69,9 @@ class ItemScoresState:
     def _headline(self) -> float | None:
         return None
 
-    def merge(self, *others: ItemScoresState) -> ItemScoresState:
-        check_mergeable(self, others)
-        out = type(self)(self.name, self.options)
-        for state in (self, *others):
-            out.parts += state.parts
-            out._absorb(state)
-        return out
-
-    def _absorb(self, other: ItemScoresState) -> None:
-        """A subclass merges its sums here."""
+    def _settle(self) -> None:
+        if len(self.parts) > 1:
+            self.parts = [join_scores(self.parts, per_item=True)]
 
     def result(self) -> Score:
         joined = self._joined()
@@ -82,38 +79,27 @@ class ItemScoresState:
             raise InputError(f"{self.name}: no item was scored")
         return joined
 
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        # the parts are joined once: a file holds one Score of its items
-        arrays: dict[str, Any] = {}
-        joined = self._joined()
-        header = {"score": None if joined is None else encode_score(joined, arrays, "part")}
-        return header, arrays
-
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> ItemScoresState:
-        state = cls(header["name"], header.get("options"))
-        if header["score"] is not None:
-            state.parts = [decode_score(header["score"], data, "part")]
-        return state
-
-    def save(self, path: str | Path) -> None:
-        save_state(path, self, *self.dump())
-
-    @classmethod
-    def load(cls, path: str | Path) -> ItemScoresState:
-        return load_state(path, cls.kind, cls.restore)
-
 
 class PooledBleuState(ItemScoresState):
     """``ref-bleu-n``: items as :class:`ItemScoresState`; with reduction "multi" (its default) the
-    headline is corpus BLEU from the summed statistics, with the 5-gram precision of the last item
-    (nltk's method5/method7 read the last segment's)."""
+    headline is corpus BLEU from the summed statistics (the fields of
+    :class:`~diveval.text.bleu.BleuStats`: per-order ``matches``, ``totals``, ``empty`` and the
+    numbers ``hyp_len``, ``ref_len``, ``segments``), with the 5-gram precision ``p5`` of the last
+    item (nltk's method5/method7 read the last segment's) and the ``smoothing`` its Score names."""
 
     kind: ClassVar[str] = "pooled-bleu"
+    FIELDS = {
+        "parts": CAT,
+        **dict.fromkeys(("matches", "totals", "empty"), PADDED_SUM),
+        **dict.fromkeys(("hyp_len", "ref_len", "segments"), SUM),
+        "p5": present(LAST),
+        "smoothing": present(LAST),
+    }
 
     def __init__(self, name: str, options: Mapping[str, Any] | None = None):
         super().__init__(name, options)
-        self.stats: dict[str, Any] | None = None  # BleuStats as a dict
+        self.matches = self.totals = self.empty = np.zeros(0, np.int64)
+        self.hyp_len = self.ref_len = self.segments = 0
         self.p5: list[int] | None = None
         self.smoothing: Any = None
 
@@ -121,9 +107,6 @@ class PooledBleuState(ItemScoresState):
         return self.options.get("reduction", "multi") == "multi"
 
     def _add(self, batch: list, options: dict[str, Any]) -> None:
-        from ..text.tokenizers import get_tokenizer
-        from .multiref import check_references, pooled_bleu_stats
-
         if not self._pooled():
             return
         # the order and the smoothing the part's Score was computed with (its signature names it)
@@ -134,49 +117,26 @@ class PooledBleuState(ItemScoresState):
         hyps, refs = check_references(batch, options.get("references"))
         r_toks = [tok.tokenize_many(r) for r in refs]
         stats, p5 = pooled_bleu_stats(tok.tokenize_many(hyps), r_toks, int(fields["n"]))
-        if self.stats is not None:
-            stats = _stats(self.stats) + stats
-        self.stats = dataclasses.asdict(stats)
-        self.p5 = None if p5 is None else list(p5)
+        for name in ("matches", "totals", "empty"):
+            value = np.asarray(getattr(stats, name), dtype=np.int64)
+            setattr(self, name, PADDED_SUM.combine([getattr(self, name), value]))
+        self.hyp_len += stats.hyp_len
+        self.ref_len += stats.ref_len
+        self.segments += stats.segments
+        self.p5 = None if p5 is None else [int(x) for x in p5]
         self.smoothing = fields["smooth"]
 
-    def _absorb(self, other: ItemScoresState) -> None:
-        assert isinstance(other, PooledBleuState)
-        if other.stats is None:
-            return
-        total = (
-            _stats(other.stats) if self.stats is None else _stats(self.stats) + _stats(other.stats)
-        )
-        self.stats = dataclasses.asdict(total)
-        self.p5, self.smoothing = other.p5, other.smoothing  # the last part's last item
-
     def _headline(self) -> float | None:
-        from .multiref import pooled_bleu_value
-
-        if self.stats is None:
+        if not self.segments:
             return None
-        total = _stats(self.stats)
+        matches, totals, empty = (
+            tuple(int(x) for x in getattr(self, k)) for k in ("matches", "totals", "empty")
+        )
+        total = BleuStats(
+            matches, totals, empty, int(self.hyp_len), int(self.ref_len), int(self.segments)
+        )
         p5 = None if self.p5 is None else (int(self.p5[0]), int(self.p5[1]))
         return pooled_bleu_value(total, p5, total.max_n, self.smoothing)
-
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        header, arrays = super().dump()
-        header.update({"stats": self.stats, "p5": self.p5, "smoothing": self.smoothing})
-        return header, arrays
-
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> PooledBleuState:
-        state = super().restore(header, data)
-        assert isinstance(state, PooledBleuState)
-        state.stats, state.p5, state.smoothing = header["stats"], header["p5"], header["smoothing"]
-        return state
-
-
-def _stats(d: Mapping[str, Any]) -> Any:
-    from ..text.bleu import BleuStats
-
-    orders = (tuple(d["matches"]), tuple(d["totals"]), tuple(d["empty"]))
-    return BleuStats(*orders, int(d["hyp_len"]), int(d["ref_len"]), int(d["segments"]))
 
 
 def item_scores_state(name: str, pooled_bleu: bool = False):

@@ -19,7 +19,6 @@ no references at all, is an ``InputError``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from ..errors import InputError
 from ..lexical.gem import is_punctuation
 from ..results import CORPUS, Score, make_signature
-from ..state_files import load_state, save_state
+from ..state import PADDED_SUM, DeclaredState
 from ..text.prepared import Prepared
 from ..text.tokenizers import Tokenizer, get_tokenizer
 from .multiref import check_references
@@ -114,44 +113,35 @@ def local_recall_score(recalled: np.ndarray, to_recall: np.ndarray, tok: Tokeniz
     return Score("ref-local-recall", by_level[top], sig, CORPUS, None, details)
 
 
-def _padded_sum(arrays: Sequence[np.ndarray]) -> np.ndarray:
-    out = np.zeros(max(a.size for a in arrays), dtype=np.int64)
-    for a in arrays:
-        out[: a.size] += a
-    return out
+class LocalRecallState(DeclaredState):
+    """Corpus ref-local-recall over any split: the level counts (``recalled``, ``to_recall``,
+    indexed by level) add up. ``references`` are given for all the items this state sees (the
+    engines slice a per-item option with its items) and taken batch by batch as the batches
+    come, in order; they are input, not a setting.
 
-
-class LocalRecallState:
-    """Corpus ref-local-recall over any split: the level counts add up. The references are given
-    for all the items this state sees (the engines slice a per-item option with its items) and
-    taken batch by batch as the batches come, in order.
-
-    >>> s = LocalRecallState({"references": [["a b", "a"], ["c"]]})
+    >>> s = LocalRecallState(references=[["a b", "a"], ["c"]])
     >>> s.update(["a"]); s.update(["d"])
     >>> s.result().details["by_level"]
     {1: 0.0, 2: 1.0}
     """
 
     kind: ClassVar[str] = "local-recall"
+    SETTINGS = ("tokenizer", "lowercase")
+    FIELDS = {"recalled": PADDED_SUM, "to_recall": PADDED_SUM}
 
-    def __init__(self, options: Mapping[str, Any]):
-        tokenizer = options.get("tokenizer", "whitespace")
+    def __init__(
+        self, tokenizer: str = "whitespace", lowercase: bool = False, references: Any = None
+    ):
         if not isinstance(tokenizer, str):
             raise InputError(
                 "a split run names its tokenizer (a string), so that states can be saved"
             )
-        self.tokenizer, self.lowercase = tokenizer, bool(options.get("lowercase"))
+        self.tokenizer, self.lowercase = tokenizer, bool(lowercase)
         self._tok = get_tokenizer(tokenizer, self.lowercase)
-        self.references = options.get("references")
+        self.references = references
         self.seen = 0
         self.recalled = np.zeros(1, dtype=np.int64)
         self.to_recall = np.zeros(1, dtype=np.int64)
-
-    def settings(self) -> dict[str, Any]:
-        return {"kind": self.kind, "tokenizer": self.tokenizer, "lowercase": self.lowercase}
-
-    def _options(self) -> dict[str, Any]:
-        return {"tokenizer": self.tokenizer, "lowercase": self.lowercase}
 
     def update(self, batch: Sequence[str]) -> None:
         batch = list(batch)
@@ -165,37 +155,19 @@ class LocalRecallState:
         refs = list(self.references)[self.seen : self.seen + len(batch)]
         hyps, refs = check_references(batch, refs)
         recalled, to_recall = level_counts(self._tok.tokenize_many(hyps), refs, self._tok)
-        self.recalled = _padded_sum([self.recalled, recalled])
-        self.to_recall = _padded_sum([self.to_recall, to_recall])
+        self.recalled = PADDED_SUM.combine([self.recalled, recalled])
+        self.to_recall = PADDED_SUM.combine([self.to_recall, to_recall])
         self.seen += len(batch)
-
-    def merge(self, *others: LocalRecallState) -> LocalRecallState:
-        from ..state import check_mergeable
-
-        check_mergeable(self, others)
-        out = LocalRecallState(self._options())
-        everyone = (self, *others)
-        out.recalled = _padded_sum([s.recalled for s in everyone])
-        out.to_recall = _padded_sum([s.to_recall for s in everyone])
-        return out
 
     def result(self) -> Score:
         """The Score :func:`local_recall` gives on all the items."""
         return local_recall_score(self.recalled, self.to_recall, self._tok)
 
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        return {}, {"recalled": self.recalled, "to_recall": self.to_recall}
 
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> LocalRecallState:
-        state = cls({"tokenizer": header["tokenizer"], "lowercase": header["lowercase"]})
-        state.recalled = np.asarray(data["recalled"], dtype=np.int64)
-        state.to_recall = np.asarray(data["to_recall"], dtype=np.int64)
-        return state
-
-    def save(self, path: str | Path) -> None:
-        save_state(path, self, *self.dump())
-
-    @classmethod
-    def load(cls, path: str | Path) -> LocalRecallState:
-        return load_state(path, cls.kind, cls.restore)
+def local_recall_state(options: Mapping[str, Any]) -> LocalRecallState:
+    """The state factory of the ``ref-local-recall`` row: ``options -> LocalRecallState``."""
+    return LocalRecallState(
+        options.get("tokenizer", "whitespace"),
+        bool(options.get("lowercase")),
+        options.get("references"),
+    )

@@ -223,9 +223,9 @@ def _local_recall(data, references=None, tokenizer="whitespace", lowercase=False
 
 
 def _local_recall_state(options: dict[str, Any]) -> Any:
-    from .local_recall import LocalRecallState
+    from .local_recall import local_recall_state
 
-    return LocalRecallState(options)
+    return local_recall_state(options)
 
 
 # quality scores (closeness to the references): direction "higher" = closer to the references

@@ -20,16 +20,20 @@ value and signature.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import numpy as np
-
 from ..errors import InputError
 from ..results import SETS, Score
-from ..state_files import STATE_FORMAT, decode_score, encode_score
+from ..state_files import (
+    decode_tree,
+    encode_state,
+    encode_tree,
+    load_state,
+    save_state,
+    state_arrays,
+)
 from .combine import join_set_scores, per_item_options
 
 
@@ -79,55 +83,40 @@ class ShardResult:
         return None
 
     # -- files ---------------------------------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        return {"kind": "shard"}
+
     def save(self, path: str | Path) -> None:
         arrays: dict[str, Any] = {}
-        scores = {name: encode_score(s, arrays, name) for name, s in self.set_scores.items()}
-        states = {}
-        for name, state in self.states.items():
-            extra, data = state.dump()
-            states[name] = {**state.settings(), **extra}
-            arrays.update({f"state::{name}::{key}": a for key, a in data.items()})
         header = {
-            "format": STATE_FORMAT,
-            "kind": "shard",
             "setting": self.setting,
             "shard": list(self.shard),
             "n_items": self.n_items,
             "options": self.options,
-            "set_scores": scores,
-            "states": states,
+            "set_scores": encode_tree(self.set_scores, arrays, "set_scores"),
+            "states": {
+                name: encode_state(state, arrays, f"state::{name}")
+                for name, state in self.states.items()
+            },
             "names": self.names,
         }
-        with open(path, "wb") as fh:
-            np.savez(fh, header=np.array(json.dumps(header)), **arrays)
+        save_state(path, self, header, arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> ShardResult:
-        from ..state_files import check_state_file
+        def build(header: dict[str, Any], data: Any) -> ShardResult:
+            out = cls(
+                header["setting"], tuple(header["shard"]), header["n_items"], header["options"]
+            )
+            out.set_scores = decode_tree(header["set_scores"], data)
+            out.names = list(header["names"])
+            out.source = str(path)
+            for name, h in header["states"].items():
+                arrays = state_arrays(data, f"state::{name}")
+                out.states[name] = _restore(name, h, arrays, out.options)
+            return out
 
-        check_state_file(path, "shard")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                if header.get("format") != STATE_FORMAT or header.get("kind") != "shard":
-                    raise InputError(
-                        f"{path}: not a shard file of this diveval (format "
-                        f"{header.get('format')!r}, kind {header.get('kind')!r})"
-                    )
-                out = cls(
-                    header["setting"], tuple(header["shard"]), header["n_items"], header["options"]
-                )
-                for name, s in header["set_scores"].items():
-                    out.set_scores[name] = decode_score(s, data, name)
-                out.names = list(header["names"])
-                out.source = str(path)
-                for name, h in header["states"].items():
-                    prefix = f"state::{name}::"
-                    arrays = {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
-                    out.states[name] = _restore(name, h, arrays, out.options)
-        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not a diveval shard file ({exc})") from None
-        return out
+        return load_state(path, "shard", build, what="shard")
 
 
 def _restore(name: str, header: dict, arrays: dict, options: dict) -> Any:

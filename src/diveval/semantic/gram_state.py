@@ -3,14 +3,16 @@ over any split of the corpus (shards, Ray batches), so the engines can carry it.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence, Union
 
 import numpy as np
 
 from ..errors import InputError
-from ..state import SUM, DeclaredState
-from ..state_files import load_state, save_state
+from ..results import CORPUS, Score, make_signature
+from ..state import SAME, SUM, DeclaredState, present
+from .embedding_diversity import embed_texts, unit_rows
+from .identical import check_identical
+from .vendi import embedding_choices, format_order, parse_order, vendi_from_eigenvalues
 
 
 class GramState(DeclaredState):
@@ -41,8 +43,6 @@ class GramState(DeclaredState):
         x = np.asarray(features, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.dim:
             raise InputError(f"a GramState of dimension {self.dim} got features of shape {x.shape}")
-        from .embedding_diversity import unit_rows
-
         unit = unit_rows(x)  # rows with no direction stay zero: they add nothing to the Gram
         self.gram += unit.T @ unit
         self.n_rows += x.shape[0]
@@ -60,68 +60,54 @@ class GramState(DeclaredState):
         return values / self.n_rows
 
 
-class VendiState:
-    """The state the ``vendi`` row names: texts in, embedded with the run's model options, their
-    :class:`GramState` added up; ``result()`` is the corpus Vendi Score (q = 1) of all of them.
-    The model's name and fingerprint enter the Gram state's settings at the first update, so an
-    empty part (no text, no model loaded) merges with any other."""
+class VendiState(DeclaredState):
+    """The state the ``vendi`` row names: texts in, embedded with the run's model options
+    (input, not settings), their Gram matrix added up; ``result()`` is the corpus Vendi Score
+    (q = 1) of all of them. The fields are :class:`GramState`'s, with the model's ``choices``
+    (name, fingerprint, device: the signature's) beside them; a part that saw no text loaded
+    no model, so its ``gram`` and ``choices`` are None and it merges with any other."""
 
     kind: ClassVar[str] = "vendi"
+    FIELDS = {
+        "gram": present(SUM),
+        "n_rows": SUM,
+        "n_empty": SUM,
+        "choices": present(SAME),
+    }
     _MODEL = ("batch_size", "device", "cache_dir", "precision")
 
     def __init__(self, options: Mapping[str, Any] | None = None):
         self.options = dict(options or {})
-        self.gram: GramState | None = None
-
-    def settings(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+        self.gram: np.ndarray | None = None
+        self.n_rows = 0
+        self.n_empty = 0
+        self.choices: dict[str, Any] | None = None
 
     def update(self, texts: Sequence[str]) -> None:
-        from .vendi import embedding_gram_state
-
         texts = list(texts)
         if not texts:
             return
-        part = embedding_gram_state(
-            texts,
-            self.options.get("embedding_model"),
-            identical=self.options.get("identical"),
-            **{k: self.options.get(k) for k in self._MODEL},
-        )
-        self.gram = part if self.gram is None else self.gram.merge(part)
+        model_options = {k: self.options.get(k) for k in self._MODEL}
+        feats, emb = embed_texts(texts, self.options.get("embedding_model"), **model_options)
+        rule = check_identical(self.options.get("identical"), "vendi")
+        part = GramState(feats.shape[1], {**embedding_choices(emb), "ident": rule}).update(feats)
+        self.gram = part.gram if self.gram is None else self.gram + part.gram
+        self.n_rows += part.n_rows
+        self.n_empty += part.n_empty
+        self.choices = SAME.combine([part.signature, self.choices or part.signature])
 
-    def merge(self, *others: VendiState) -> VendiState:
-        from ..state import check_mergeable
-
-        check_mergeable(self, others)
-        grams = [s.gram for s in (self, *others) if s.gram is not None]
-        out = VendiState(self.options)
-        out.gram = grams[0].merge(*grams[1:]) if grams else None
-        return out
-
-    def result(self) -> Any:
-        from .vendi import vendi_from_gram
-
-        if self.gram is None:
+    def result(self) -> Score:
+        if self.gram is None or self.choices is None:
             raise InputError("the Vendi Score needs at least one item")
-        return vendi_from_gram(self.gram)
+        state = GramState(self.gram.shape[0], self.choices)
+        state.gram, state.n_rows, state.n_empty = self.gram, self.n_rows, self.n_empty
+        return vendi_from_gram(state)
 
-    def dump(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        if self.gram is None:
-            return {"gram": None}, {}
-        header, arrays = self.gram.dump()
-        return {"gram": {**self.gram.settings(), **header}}, arrays
 
-    @classmethod
-    def restore(cls, header: dict[str, Any], data: Mapping[str, Any]) -> VendiState:
-        state = cls()
-        if header["gram"] is not None:
-            state.gram = GramState.restore(header["gram"], data)
-        return state
-
-    def save(self, path: str | Path) -> None:
-        save_state(path, self, *self.dump())
-
-    @classmethod
-    def load(cls, path: str | Path) -> VendiState:
-        return load_state(path, cls.kind, cls.restore)
+def vendi_from_gram(state: GramState, q: Union[float, str] = 1.0) -> Score:
+    """The corpus Vendi Score (value and signature of :func:`~diveval.semantic.vendi.vendi`) from
+    a merged GramState."""
+    q = parse_order(q)
+    value = vendi_from_eigenvalues(state.eigenvalues(), q)
+    sig = make_signature("vendi", **state.signature, q=format_order(q), setting=CORPUS)
+    return Score("vendi", value, sig, CORPUS)

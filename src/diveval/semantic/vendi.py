@@ -40,9 +40,16 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from ..data import as_setting, flatten_sets
 from ..errors import InputError
 from ..models.devices import signature_device, signature_precision
+from ..pairs import BudgetError, PairPlan, progress_callback, resolve_budget, time_text
+from ..progress import status
 from ..results import CORPUS, SETS, Score, make_signature
+from ..sizes import size_text
+from ..text.ngrams import _densify, ngram_codes, text_of_positions
+from ..text.prepared import prepare
+from .embedding_diversity import embed_texts
 from .identical import check_identical
 
 KERNELS = ("embedding", "ngram")
@@ -163,8 +170,6 @@ def vendi_from_features(
 def _eigen_plan(metric: str, u: int, d: int, n: int, memory_budget: Any):
     """The m x m matrix's memory and time, checked against the budget (m = min(u, d); d counts
     the private feature that featureless rows may add)."""
-    from ..pairs import PairPlan, resolve_budget
-
     # a (bytes, source) pair is a budget already resolved, once for all the sets of a run
     budget, source = (
         memory_budget if isinstance(memory_budget, tuple) else resolve_budget(memory_budget)
@@ -181,8 +186,6 @@ def _eigen_plan(metric: str, u: int, d: int, n: int, memory_budget: Any):
         source,
     )
     if plan.least_bytes > budget:
-        from ..pairs import BudgetError, size_text, time_text
-
         raise BudgetError(
             f"{metric} on {n:,} responses needs the eigenvalues of a {m:,} x {m:,} matrix "
             f"(min of {u:,} distinct responses and {d:,} features): about "
@@ -198,8 +201,6 @@ def _dense_product(left, right, plan, progress: Any) -> np.ndarray:
     """left @ right as a dense float64 array, filled by blocks of rows that fit the budget left
     after the matrix itself (one sparse block product at a time, never the whole sparse one)."""
     from scipy import sparse
-
-    from ..pairs import progress_callback
 
     m = left.shape[0]
     if not sparse.issparse(left):
@@ -223,9 +224,6 @@ def _eigenvalues_in_place(small: np.ndarray, plan: Any = None, progress: Any = N
     from scipy.linalg import eigvalsh
 
     if plan is not None and progress is True and plan.seconds > 1:
-        from ..pairs import time_text
-        from ..progress import status
-
         m = small.shape[0]
         with status(
             f"{plan.metric}: eigenvalues of a {m:,} x {m:,} matrix, {time_text(plan.seconds)}"
@@ -239,8 +237,6 @@ def _eigenvalues_in_place(small: np.ndarray, plan: Any = None, progress: Any = N
 def ngram_features(prep, n_max: int = 2):
     """Sparse [texts, n-grams] count matrix over the n-grams of orders 1..n_max (one block each)."""
     from scipy import sparse
-
-    from ..text.ngrams import _densify, ngram_codes, text_of_positions
 
     n_texts = prep.tids.n_texts
     blocks = []
@@ -260,38 +256,7 @@ def ngram_features(prep, n_max: int = 2):
     return sparse.hstack(blocks, format="csr")  # duplicate entries summed: counts
 
 
-def embedding_gram_state(
-    texts: list[str],
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-):
-    """The mergeable state (:class:`diveval.semantic.gram_state.GramState`) of the embedding-kernel
-    Vendi Score of ``texts``: for a corpus split in shards or Ray batches."""
-    from .embedding_diversity import embed_texts
-    from .gram_state import GramState
-
-    feats, emb = embed_texts(
-        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
-    )
-    rule = check_identical(identical, "vendi")
-    state = GramState(feats.shape[1], {**_embedding_choices(emb), "ident": rule})
-    return state.update(feats)
-
-
-def vendi_from_gram(state, q: Union[float, str] = 1.0) -> Score:
-    """The corpus Vendi Score (value and signature of :func:`vendi`) from a merged GramState."""
-    q = parse_order(q)
-    value = vendi_from_eigenvalues(state.eigenvalues(), q)
-    sig = make_signature("vendi", **state.signature, q=_fmt_q(q), setting=CORPUS)
-    return Score("vendi", value, sig, CORPUS)
-
-
-def _embedding_choices(emb: Any) -> dict[str, Any]:
+def embedding_choices(emb: Any) -> dict[str, Any]:
     return {
         "kernel": "embedding",
         "model": emb.name,
@@ -301,7 +266,7 @@ def _embedding_choices(emb: Any) -> dict[str, Any]:
     }
 
 
-def _fmt_q(q: float) -> str:
+def format_order(q: float) -> str:
     return "inf" if math.isinf(q) else f"{q:g}"
 
 
@@ -339,8 +304,6 @@ def vendi(
     q = parse_order(q)
     rule = check_identical(identical, f"vendi-{kernel}" if kernel == "ngram" else "vendi")
     if kernel == "ngram":
-        from ..text.prepared import prepare
-
         prep = prepare(data, tokenizer, lowercase)
         setting = prep.setting
         texts = ["\x1f".join(t) for t in prep.token_lists()]  # equal token lists: equal rows
@@ -354,9 +317,6 @@ def vendi(
             **prep.tokenizer.signature,
         }
     else:
-        from ..data import as_setting, flatten_sets
-        from .embedding_diversity import embed_texts
-
         setting, items = as_setting(data)
         if setting == SETS:
             texts, group = flatten_sets(items)
@@ -372,15 +332,13 @@ def vendi(
             precision=precision,
         )
         name = "vendi"
-        choices = _embedding_choices(emb)
+        choices = embedding_choices(emb)
     if setting == SETS:
         empty = [i for i in range(n_groups) if not np.any(group == i)]
         if empty:
             raise InputError(
                 f"the Vendi Score needs at least one response: set {empty[0]} is empty"
             )
-    from ..pairs import resolve_budget
-
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
     values = np.empty(n_groups)
@@ -402,7 +360,7 @@ def vendi(
             metric=name,
             estimate=estimate if setting == CORPUS else None,
         )
-    sig = make_signature(name, **choices, ident=rule, q=_fmt_q(q), setting=setting)
+    sig = make_signature(name, **choices, ident=rule, q=format_order(q), setting=setting)
     per_set = values if setting == SETS else None
     details = {"estimate": estimate} if estimate else {}
     return Score(name, float(values.mean()), sig, setting, per_set, details)
