@@ -198,7 +198,7 @@ def test_read_prompts_text_and_bad_lines(tmp_path):
     with pytest.raises(InputError, match=r"p\.jsonl:2: .*prompt"):
         read_prompts(str(bad))
     bad.write_text('{"prompt": "ok"}\n{oops\n')
-    with pytest.raises(InputError, match=r"p\.jsonl:2: not JSON"):
+    with pytest.raises(InputError, match=r"p\.jsonl:2: malformed JSON"):
         read_prompts(str(bad))
 
 
