@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from diveval.sampling.specs import Completion
+from diveval.models.chat import Completion
 
 
 class Flaky(Exception):

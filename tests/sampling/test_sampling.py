@@ -8,10 +8,10 @@ import json
 import pytest
 
 from diveval.errors import InputError
+from diveval.models.lm_backends import parse_spec
 from diveval.sampling.protocols import IN_CONTEXT_FOLLOWUP, NOVELTY_SYSTEM_PROMPT
 from diveval.sampling.records import read_prompts, request_seed, sampling_signature
 from diveval.sampling.runner import RetryPolicy, SamplingError, SamplingSettings, run_sampling
-from diveval.sampling.specs import parse_spec
 from sampling.fakes import FakeChat, Fatal, Flaky, answer
 
 FAST = RetryPolicy(retries=3, base=0.001, cap=0.002, timeout=5)
@@ -277,7 +277,7 @@ def test_import_diveval_and_the_sampling_core_stay_light():
 
     code = (
         "import sys, diveval; from diveval.cli import build_parser; build_parser(); "
-        "import diveval.sampling.runner, diveval.sampling.specs, diveval.sampling.records; "
+        "import diveval.sampling.runner, diveval.models.lm_backends, diveval.sampling.records; "
         "print(sorted(m for m in ('openai', 'httpx', 'llama_cpp', 'torch') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

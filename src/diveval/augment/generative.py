@@ -21,9 +21,10 @@ from typing import Any, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
 from ..models.devices import check_device
+from ..models.lm_backends import load_causal_lm
+from ..models.local_lm import CausalLM
 from ..models.threads import torch_threads
 from .commonsense import Inference
-from .lm import CausalLM, load_causal_lm
 
 #: the relations SCARCE keeps from COMET-ATOMIC (about the listener); ConceptNet's
 #: CausesDesire / HasFirstSubevent can be asked for too but need templates (``to_sentence``)
