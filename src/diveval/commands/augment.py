@@ -122,6 +122,8 @@ def add_parser(sub):
 def run(args) -> int:
     import sys
 
+    # here, not at the top: the parser of every command is built at each start, and these
+    # (numpy, bm25s, the models) load only when this command runs
     from ..augment.commonsense import PrecomputedKnowledge
     from ..augment.pipeline import augment_to_file, read_items
     from ..errors import InputError

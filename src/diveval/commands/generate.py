@@ -161,6 +161,8 @@ def summary_tables(summary: dict, title: str) -> str:
 def run(args) -> int:
     import sys
 
+    # here, not at the top: the parser of every command is built at each start, and these
+    # (numpy, bm25s, the models) load only when this command runs
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts

@@ -30,6 +30,7 @@ generation (``sample(context, k, seed)``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -243,10 +244,19 @@ def load_causal_lm(
     return load(parsed, device)
 
 
+def choice_seed(seed: int, j: int) -> int:
+    """The seed of a request for choice j of a call seeded ``seed``: a hash of both, never
+    ``seed + j``, the seed threshold generation draws its j-th replacement with (the same seed
+    would give the same response twice)."""
+    digest = hashlib.blake2b(f"{seed}\x00choice\x00{j}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "little") & 0x7FFFFFFF
+
+
 class ChatGenerator:
     """A ChatModel as a ``Generator`` (``sample(context, k, seed)``): the context as a dialogue
     (its last turn the user's), ``k`` choices of one request, then one request per choice a
-    server did not give (seeds ``seed + j``). ``settings``: what the records keep."""
+    server did not give (llama.cpp's ignores ``n``), each seeded by ``choice_seed``.
+    ``settings``: what the records keep."""
 
     def __init__(self, model: ChatModel, options: LoadOptions, spec: str):
         self.model = model
@@ -281,7 +291,7 @@ class ChatGenerator:
     def sample(self, context: Context, k: int, seed: int) -> list[str]:
         texts = self._ask(context, k, seed)[:k]
         for j in range(len(texts), k):
-            more = self._ask(context, 1, seed + j)
+            more = self._ask(context, 1, choice_seed(seed, j))
             if not more:
                 raise InputError(f"{self.name} returned no choice")
             texts.append(more[0])
