@@ -81,8 +81,12 @@ def _read_datasets(ray: Any, path: str) -> Any:
     return ray.data.from_arrow(datasets_table(path))
 
 
-#: Every format, in the order paths are matched (folders first: a datasets folder is no Parquet
-#: folder). The first is the default: a path no entry takes is text.
+def _parquet_folder(path: str) -> bool:
+    return os.path.isdir(path) and not is_datasets_folder(path)
+
+
+#: Every format. A path is matched by folder tests first, then by ending; one that no entry
+#: takes is text (``DEFAULT``).
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -112,6 +116,16 @@ FORMATS: dict[str, Format] = {
             tab=True,
             write=lambda rows: csv_text(rows, tab=True),
         ),
+        # a .parquet file, or a folder of them (any folder but a datasets folder)
+        Format(
+            "parquet",
+            (".parquet",),
+            RECORDS,
+            lambda path, text: parquet_records(path),
+            binary=True,
+            folder=_parquet_folder,
+            ray=_read_parquet,
+        ),
         # a Hugging Face datasets folder (save_to_disk), read with pyarrow
         Format(
             "hf",
@@ -121,16 +135,6 @@ FORMATS: dict[str, Format] = {
             binary=True,
             folder=is_datasets_folder,
             ray=_read_datasets,
-        ),
-        # a .parquet file, or a folder of them (any other folder)
-        Format(
-            "parquet",
-            (".parquet",),
-            RECORDS,
-            lambda path, text: parquet_records(path),
-            binary=True,
-            folder=os.path.isdir,
-            ray=_read_parquet,
         ),
     )
 }
