@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
@@ -36,13 +37,10 @@ class CausalLM:
     tokenizer: Any
     name: str
     device: str
-    _fingerprint: Optional[str] = None
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            self._fingerprint = state_dict_fingerprint(self.model)
-        return self._fingerprint
+        return state_dict_fingerprint(self.model)
 
     @property
     def max_positions(self) -> int:
