@@ -70,9 +70,9 @@ def bare(args, url, prompts) -> tuple[float, list]:
 def diveval_run(args, url, prompts, folder) -> tuple[float, list, int]:
     import json
 
+    from diveval.models.lm_backends import LoadOptions, load_chat, parse_spec
     from diveval.sampling.records import PromptItem
     from diveval.sampling.runner import RetryPolicy, SamplingSettings, run_sampling
-    from diveval.sampling.specs import build_backend, parse_spec
 
     out = os.path.join(folder, f"out{time.perf_counter_ns()}.jsonl")
     items = [PromptItem(i, p, i + 1, {}) for i, p in enumerate(prompts)]
@@ -81,9 +81,7 @@ def diveval_run(args, url, prompts, folder) -> tuple[float, list, int]:
         model=model, k=args.k, temperature=1.0, max_tokens=args.max_tokens, seed=args.seed
     )
     start = time.perf_counter()
-    backend = build_backend(
-        parse_spec(model), temperature=1.0, top_p=None, max_tokens=args.max_tokens, timeout=120
-    )
+    backend = load_chat(parse_spec(model), LoadOptions(max_tokens=args.max_tokens, timeout=120))
     summary = run_sampling(
         items, backend, settings, out, concurrency=args.concurrency, policy=RetryPolicy()
     )

@@ -77,10 +77,9 @@ class TimedAdapter:
 
 def augment_part(args, items: list[dict], path: str) -> None:
     """The contexts of this part augmented into ``path`` (resuming an interrupted run)."""
-    from diveval.augment import BM25Retriever, load_chitchat
+    from diveval.augment import BM25Retriever, load_causal_lm, load_chitchat
     from diveval.augment.delorean import DeloreanAdapter
     from diveval.augment.generative import LMKnowledge, LMParaphraser
-    from diveval.augment.lm import load_causal_lm
     from diveval.augment.pipeline import augment_to_file
 
     n = len(items)

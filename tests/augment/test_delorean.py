@@ -7,13 +7,13 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from diveval.augment import load_causal_lm  # noqa: E402
 from diveval.augment.delorean import (  # noqa: E402
     DeloreanAdapter,
     DeloreanSettings,
     _own_turn,
     transcript,
 )
-from diveval.augment.lm import load_causal_lm  # noqa: E402
 from diveval.errors import InputError  # noqa: E402
 
 C_NEW = ["hello how are you", "i am fine thanks what do you like to eat"]

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from diveval.augment import load_causal_lm  # noqa: E402
 from diveval.augment.generative import (  # noqa: E402
     CometKnowledge,
     LMKnowledge,
@@ -17,7 +18,6 @@ from diveval.augment.generative import (  # noqa: E402
     _short_answer,
     parse_lm_spec,
 )
-from diveval.augment.lm import load_causal_lm  # noqa: E402
 from diveval.augment.pipeline import augment_to_file  # noqa: E402
 from diveval.cli import main  # noqa: E402
 from diveval.errors import InputError  # noqa: E402

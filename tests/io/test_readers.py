@@ -16,7 +16,8 @@ from hypothesis import strategies as hst
 import diveval
 from diveval.cli import main
 from diveval.errors import InputError
-from diveval.io.readers import _unclosed_quote, read_input, read_records
+from diveval.io.csv_rows import unclosed_quote
+from diveval.io.readers import read_input, read_records
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -261,4 +262,4 @@ def test_the_unclosed_quote_check_agrees_with_the_csv_module(text, tab):
     delimiter = "\t" if tab else ","
     rows = list(csv.reader(io.StringIO(text + "\nZ" + delimiter + "Z\n", newline=""),
                            delimiter=delimiter))  # fmt: skip
-    assert (_unclosed_quote(text, delimiter) is None) == (rows[-1] == ["Z", "Z"])
+    assert (unclosed_quote(text, delimiter) is None) == (rows[-1] == ["Z", "Z"])

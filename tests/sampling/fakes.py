@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from diveval.sampling.specs import Completion
+from diveval.models.chat import Completion
 
 
 class Flaky(Exception):
@@ -24,6 +24,7 @@ def answer(messages, seed, i: int) -> str:
 
 class FakeChat:
     takes_seed = True
+    local = False
 
     def __init__(self, honour_n=True, faults=(), delay=0.0, model="fake-model"):
         self.honour_n = honour_n

@@ -254,3 +254,37 @@ def test_token_logprobs_from_the_server_are_recorded_and_scored(server, tmp_path
     sets = [r["responses"] for r in recs]
     want = diveval.score(sets, ["vendi-weighted"], logprobs=[r["logprobs"] for r in recs])
     assert got["value"] == pytest.approx(want["vendi-weighted"].value, rel=1e-9)
+
+
+def test_generate_draws_from_a_server_through_the_backend_table(server, tmp_path, capsys):
+    """`diveval generate` takes any backend of the one table of language models: here the
+    llama.cpp server. Its first response is the server's own answer to the same request sent
+    with the official client; the server ignores n, so the other choices are asked one by one;
+    a second run gives the same file."""
+    import openai
+
+    from diveval.models.chat import first_line
+
+    ctx = tmp_path / "ctx.jsonl"
+    ctx.write_text(json.dumps({"id": "a", "context": ["Name a colour."]}) + "\n")
+    argv = ["generate", str(ctx), "--generator", spec(server.url), "--metric", "avg-distinct"]
+    argv += ["--n", "3", "--max-samples", "5", "--max-new-tokens", "8", "--seed", "3"]
+    for name in ("one.jsonl", "two.jsonl"):
+        assert main([*argv, "--out", str(tmp_path / name), "--json"]) == 0
+    capsys.readouterr()
+    one, two = records(tmp_path / "one.jsonl"), records(tmp_path / "two.jsonl")
+    assert one == two
+    rec = one[0]
+    assert rec["run"]["generator"] == spec(server.url) and len(rec["start"]) == 3
+    assert len(set(rec["start"])) > 1  # the choices asked one by one were seeded apart
+    client = openai.OpenAI(api_key="EMPTY", base_url=server.url, max_retries=0)
+    direct = client.chat.completions.create(
+        model="smollm2-gguf",
+        messages=[{"role": "user", "content": "Name a colour."}],
+        n=3,
+        seed=3,
+        temperature=1.0,
+        top_p=0.9,
+        max_tokens=8,
+    )
+    assert rec["start"][0] == first_line(direct.choices[0].message.content or "")

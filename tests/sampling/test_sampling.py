@@ -8,10 +8,10 @@ import json
 import pytest
 
 from diveval.errors import InputError
+from diveval.models.lm_backends import parse_spec
 from diveval.sampling.protocols import IN_CONTEXT_FOLLOWUP, NOVELTY_SYSTEM_PROMPT
 from diveval.sampling.records import read_prompts, request_seed, sampling_signature
 from diveval.sampling.runner import RetryPolicy, SamplingError, SamplingSettings, run_sampling
-from diveval.sampling.specs import parse_spec
 from sampling.fakes import FakeChat, Fatal, Flaky, answer
 
 FAST = RetryPolicy(retries=3, base=0.001, cap=0.002, timeout=5)
@@ -198,7 +198,7 @@ def test_read_prompts_text_and_bad_lines(tmp_path):
     with pytest.raises(InputError, match=r"p\.jsonl:2: .*prompt"):
         read_prompts(str(bad))
     bad.write_text('{"prompt": "ok"}\n{oops\n')
-    with pytest.raises(InputError, match=r"p\.jsonl:2: not JSON"):
+    with pytest.raises(InputError, match=r"p\.jsonl:2: malformed JSON"):
         read_prompts(str(bad))
 
 
@@ -277,7 +277,7 @@ def test_import_diveval_and_the_sampling_core_stay_light():
 
     code = (
         "import sys, diveval; from diveval.cli import build_parser; build_parser(); "
-        "import diveval.sampling.runner, diveval.sampling.specs, diveval.sampling.records; "
+        "import diveval.sampling.runner, diveval.models.lm_backends, diveval.sampling.records; "
         "print(sorted(m for m in ('openai', 'httpx', 'llama_cpp', 'torch') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

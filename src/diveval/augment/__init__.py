@@ -4,12 +4,15 @@
 - ``retrieval``: three-field BM25 retrieval (past, response, future) with bm25s;
 - ``commonsense``: the ``KnowledgeSource`` protocol, precomputed COMET-style records, templates;
 - ``adapters``: the ``ContextAdapter`` protocol (identity by default);
-- ``delorean``: DELOREAN context adaptation over a causal LM (``lm``: loading it);
+- ``delorean``: DELOREAN context adaptation over a causal LM (loaded by
+  ``models.lm_backends.load_causal_lm``, the one table of language models);
 - ``generative``: COMET by path, the LM commonsense stand-in, the LM paraphrase baseline;
 - ``pipeline``: ``augment(items, retriever, k, knowledge, adapter, paraphraser=...)`` and
   ``augment_to_file`` (item by item, resumable).
 """
 
+from ..models.lm_backends import load_causal_lm
+from ..models.local_lm import CausalLM
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import TEMPLATES, Inference, KnowledgeSource, PrecomputedKnowledge, to_sentence
 from .corpus import (
@@ -23,7 +26,6 @@ from .corpus import (
 )
 from .delorean import DeloreanAdapter, DeloreanSettings
 from .generative import CometKnowledge, LMKnowledge, LMParaphraser
-from .lm import CausalLM, load_causal_lm
 from .pipeline import augment, augment_to_file
 from .retrieval import BM25Retriever, Query, Retrieved
 

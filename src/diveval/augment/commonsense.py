@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
 from ..errors import InputError
+from ..io.readers import iter_jsonl
 
 #: relation -> sentence template; ``{}`` receives the inference text.
 TEMPLATES: Mapping[str, str] = {
@@ -81,8 +82,6 @@ class PrecomputedKnowledge:
     """Inferences read from a JSON-lines file of ``{"id" | "utterance", "relation", "text"}``."""
 
     def __init__(self, path: str, relations: Sequence[str] | None = None):
-        from ..io.readers import iter_jsonl
-
         self.name = "precomputed:" + os.path.basename(path)
         self.relations = tuple(relations) if relations is not None else None
         self._by_id: dict[str, list[Inference]] = {}

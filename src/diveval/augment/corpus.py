@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, MissingDependencyError
 
 
 @dataclass(frozen=True)
@@ -180,8 +180,6 @@ def load_chitchat(
         try:
             import chitchat_dataset
         except ImportError:
-            from ..errors import MissingDependencyError
-
             raise MissingDependencyError(
                 "the chitchat corpus (pip install chitchat-dataset)", "reference"
             ) from None

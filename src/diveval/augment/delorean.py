@@ -39,7 +39,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
 from ..errors import InputError
-from .lm import CausalLM, load_causal_lm
+from ..models.lm_backends import load_causal_lm
+from ..models.local_lm import CausalLM
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,12 @@ from typing import Any, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
 from ..models.devices import check_device
+from ..models.lm_backends import load_causal_lm
+from ..models.local_lm import CausalLM
+from ..models.offline import hub_offline
+from ..models.resolve import check_model_spec
 from ..models.threads import torch_threads
 from .commonsense import Inference
-from .lm import CausalLM, load_causal_lm
 
 #: the relations SCARCE keeps from COMET-ATOMIC (about the listener); ConceptNet's
 #: CausesDesire / HasFirstSubevent can be asked for too but need templates (``to_sentence``)
@@ -117,9 +120,6 @@ class CometKnowledge:
         gen_token: str = "[GEN]",
         device: Optional[str] = None,
     ):
-        from ..models.offline import hub_offline
-        from ..models.resolve import check_model_spec
-
         check_model_spec(path, "COMET model")
         try:
             with hub_offline():  # before transformers is imported: it reads the setting then

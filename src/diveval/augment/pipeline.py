@@ -16,11 +16,14 @@ adapter changed it.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..io import json_out
+from ..io.readers import iter_jsonl, read_text
 from ..io.resume import read_resumable
+from ..progress import track
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import KnowledgeSource, to_sentence
 from .retrieval import BM25Retriever, Query, normalise
@@ -83,8 +86,6 @@ def iter_augmented(
     skip: int = 0,
 ) -> Iterator[dict]:
     """``augment`` one item at a time, after the first ``skip`` items (a resumed run)."""
-    from ..progress import track
-
     items = list(items)
     if retriever is None and knowledge is None and paraphraser is None:
         raise InputError(
@@ -237,10 +238,6 @@ def adapt_all(
 def read_items(path: str) -> list[dict]:
     """Items to augment: JSON lines (one object per line) or one JSON list of objects (the SCARCE
     reference files)."""
-    import json
-
-    from ..io.readers import iter_jsonl, read_text
-
     text = read_text(path)
     if text.lstrip().startswith("["):
         try:

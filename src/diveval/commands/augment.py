@@ -122,12 +122,11 @@ def add_parser(sub):
 def run(args) -> int:
     import sys
 
+    # here, not at the top: the parser of every command is built at each start, and these
+    # (numpy, bm25s, the models) load only when this command runs
     from ..augment.commonsense import PrecomputedKnowledge
-    from ..augment.corpus import concat, read_corpus
     from ..augment.pipeline import augment_to_file, read_items
-    from ..augment.retrieval import BM25Retriever
     from ..errors import InputError
-    from ..report.tables import render_table
 
     if args.k < 1:
         raise InputError("--k must be at least 1")
@@ -135,19 +134,7 @@ def run(args) -> int:
         raise InputError("give --knowledge or --commonsense, not both")
     items = read_items(args.input)
     # --threads is applied by the CLI before any model loads (diveval.models.threads)
-    retriever, build_s = None, 0.0
-    if args.corpus:
-        corpus = concat(read_corpus(spec) for spec in args.corpus)
-        t0 = time.perf_counter()
-        retriever = BM25Retriever(
-            corpus,
-            window=args.window,
-            k1=args.k1,
-            b=args.b,
-            zero=args.zero,
-            stopwords=None if args.keep_stopwords else "en",
-        )
-        build_s = time.perf_counter() - t0
+    retriever, build_s = _retriever(args)
     rels = [r.strip() for r in args.relations.split(",") if r.strip()]
     knowledge, adapter, paraphraser = _generative_parts(args, rels)
     if args.knowledge:
@@ -192,7 +179,36 @@ def run(args) -> int:
     }
     if args.json:
         print(json_out.dumps(summary, indent=2))
-        return 0
+    else:
+        print(_summary_text(args, summary, run_settings, retriever, out, (build_s, aug_s)))
+    return 0
+
+
+def _retriever(args):
+    """(the BM25 retriever over the --corpus corpora, seconds to build it); (None, 0) without."""
+    from ..augment.corpus import concat, read_corpus
+    from ..augment.retrieval import BM25Retriever
+
+    if not args.corpus:
+        return None, 0.0
+    corpus = concat(read_corpus(spec) for spec in args.corpus)
+    t0 = time.perf_counter()
+    retriever = BM25Retriever(
+        corpus,
+        window=args.window,
+        k1=args.k1,
+        b=args.b,
+        zero=args.zero,
+        stopwords=None if args.keep_stopwords else "en",
+    )
+    return retriever, time.perf_counter() - t0
+
+
+def _summary_text(args, summary, run_settings, retriever, out, seconds) -> str:
+    """The run's table, and the first item's added references."""
+    from ..report.tables import render_table
+
+    build_s, aug_s = seconds
     rows = [
         ("items", len(out)),
         ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
@@ -200,9 +216,9 @@ def run(args) -> int:
         ("written to", args.out),
         ("adapter", run_settings["adapter"]),
     ]
-    if knowledge is not None:
+    if run_settings["knowledge"] is not None:
         rows.append(("commonsense", str(run_settings["knowledge"])))
-    if paraphraser is not None:
+    if run_settings["paraphrase"] is not None:
         rows.append(("paraphrase", str(run_settings["paraphrase"])))
     if retriever is not None:
         sig = retriever.signature
@@ -215,7 +231,7 @@ def run(args) -> int:
             ),
             ("index build / augmentation", f"{build_s:.1f} s / {aug_s:.1f} s"),
         ]
-    print(render_table(f"diveval augment {args.input}", ["", "value"], rows))
+    text = render_table(f"diveval augment {args.input}", ["", "value"], rows)
     first = next((r for r in out if r["added_references"]), None)
     if first is not None:
         ex = [
@@ -228,12 +244,10 @@ def run(args) -> int:
             )
             for a in first["added_references"][:5]
         ]
-        print(
-            render_table(
-                "first item's added references", ["source", "score / relation", "text"], ex
-            )
+        text += "\n" + render_table(
+            "first item's added references", ["source", "score / relation", "text"], ex
         )
-    return 0
+    return text
 
 
 def _generative_parts(args, relations):
@@ -244,8 +258,8 @@ def _generative_parts(args, relations):
         LMParaphraser,
         parse_lm_spec,
     )
-    from ..augment.lm import load_causal_lm
     from ..errors import InputError
+    from ..models.lm_backends import load_causal_lm
 
     loaded: dict = {}
 

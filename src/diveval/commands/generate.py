@@ -34,8 +34,8 @@ def add_parser(sub):
         "--generator",
         "-g",
         default="pool",
-        help="pool (the record's candidates), smollm2 (SmolLM2-135M-Instruct, offline) or "
-        "hf:NAME_OR_PATH",
+        help="pool (the record's candidates), smollm2 (SmolLM2-135M-Instruct, offline), "
+        "hf:NAME_OR_PATH, openai:NAME or openai-compatible:URL[:NAME] (as diveval sample)",
     )
     p.add_argument(
         "--metric",
@@ -161,20 +161,19 @@ def summary_tables(summary: dict, title: str) -> str:
 def run(args) -> int:
     import sys
 
-    from ..errors import InputError
+    # here, not at the top: the parser of every command is built at each start, and these
+    # (numpy, bm25s, the models) load only when this command runs
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts
-    from ..models.generators import PoolGenerator, context_key, resolve_generator
+    from .options import MODEL_OPTIONS
+    from .options import metric_options as options_of
 
     items = read_contexts(
         args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()], args.shuffle_seed
     )
     if args.limit is not None:
         items = items[: args.limit]
-    from .options import MODEL_OPTIONS
-    from .options import metric_options as options_of
-
     metric_options = options_of(args, "tokenizer", *MODEL_OPTIONS)
     # which threshold, and why: a model-dependent preset takes the threshold of the model in use
     _, threshold, _, why = resolve_preset(args.metric, args.threshold, **metric_options)
@@ -189,31 +188,7 @@ def run(args) -> int:
         "seed": args.seed,
         "keep": args.keep,
     }
-    if args.generator == "pool":
-        missing = [it.id for it in items if not it.candidates]
-        if missing:
-            raise InputError(
-                f"context {missing[0]!r} has no candidates for the pool generator", args.input
-            )
-        run_settings.update(pool_fields=args.pool_fields, shuffle_seed=args.shuffle_seed)
-
-        def generator_for(it):
-            return PoolGenerator({context_key(it.context): it.candidates})
-    else:
-        gen = resolve_generator(
-            args.generator,
-            top_p=args.top_p,
-            top_k=args.top_k,
-            temperature=args.temperature,
-            max_new_tokens=args.max_new_tokens,
-            threads=args.threads,
-            device=args.device,
-        )
-        run_settings.update(getattr(gen, "settings", {}))
-
-        def generator_for(it):
-            return gen
-
+    generator_for = _generators(args, items, run_settings)
     run_settings.update(
         {
             f"metric_{k}": v
@@ -243,3 +218,33 @@ def run(args) -> int:
     else:
         print(summary_tables(summary, args.input))
     return 0
+
+
+def _generators(args, items, run_settings: dict):
+    """``generator_for(item)``: a pool of the item's own candidates, or one model (any backend of
+    ``models.lm_backends``, loaded once) for every item; its settings go into ``run_settings``."""
+    from ..errors import InputError
+    from ..models.generators import PoolGenerator, context_key
+    from ..models.lm_backends import ChatGenerator, LoadOptions, load_chat, parse_spec
+
+    if args.generator == "pool":
+        missing = [it.id for it in items if not it.candidates]
+        if missing:
+            raise InputError(
+                f"context {missing[0]!r} has no candidates for the pool generator", args.input
+            )
+        run_settings.update(pool_fields=args.pool_fields, shuffle_seed=args.shuffle_seed)
+        return lambda it: PoolGenerator({context_key(it.context): it.candidates})
+    options = LoadOptions(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        top_k=args.top_k,
+        max_tokens=args.max_new_tokens,
+        first_line=True,  # a response is one dialogue turn
+        device=args.device,
+        threads=args.threads,
+        logprobs=False,
+    )
+    gen = ChatGenerator(load_chat(parse_spec(args.generator), options), options, args.generator)
+    run_settings.update(gen.settings)
+    return lambda it: gen

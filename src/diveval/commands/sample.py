@@ -119,7 +119,10 @@ def summary_text(summary: dict, out: str) -> str:
 def run(args) -> int:
     import sys
 
+    # here, not at the top: the parser is built for every command, the sampling stack (asyncio,
+    # the backends) loads only to sample
     from ..errors import InputError
+    from ..models.lm_backends import LoadOptions, load_chat, parse_spec
     from ..progress import rate_counter
     from ..sampling.records import read_prompts
     from ..sampling.runner import (
@@ -128,8 +131,8 @@ def run(args) -> int:
         check_inputs,
         check_settings,
         read_done,
+        run_sampling,
     )
-    from ..sampling.specs import build_backend, parse_spec
 
     spec = parse_spec(args.model)
     settings = SamplingSettings(
@@ -151,22 +154,22 @@ def run(args) -> int:
     # an output of other settings is refused before a model is loaded or a server asked
     done = len(read_done(args.out, items, settings.as_dict(), args.input))
     check_inputs(items[done:], settings, args.input)
-    local = spec.kind in ("hf", "smollm2")
     backend = None
     if done < len(items):
-        backend = build_backend(
+        backend = load_chat(
             spec,
-            temperature=args.temperature,
-            top_p=args.top_p,
-            max_tokens=args.max_tokens,
-            timeout=args.timeout,
-            api_key_env=args.api_key_env,
-            device=args.device,
-            logprobs=args.record_logprobs,
+            LoadOptions(
+                temperature=args.temperature,
+                top_p=args.top_p,
+                max_tokens=args.max_tokens,
+                timeout=args.timeout,
+                api_key_env=args.api_key_env,
+                device=args.device,
+                logprobs=args.record_logprobs,
+            ),
         )
-    if local:  # a generation in a thread cannot be interrupted: no per-request time limit
-        policy = RetryPolicy(retries=args.retries, timeout=None)
-    from ..sampling.runner import run_sampling
+        if backend.local:  # a generation in a thread cannot be interrupted: no time limit
+            policy = RetryPolicy(retries=args.retries, timeout=None)
 
     total = (len(items) - done) * args.k
     with rate_counter("sampling", total, "responses") as advance:

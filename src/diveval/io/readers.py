@@ -1,6 +1,6 @@
 """Input readers. Every problem becomes an InputError naming the file, the line and the problem.
 
-Formats, by file ending (or ``fmt=`` / ``--format``):
+Formats, by file ending (or ``fmt=`` / ``--format``; the table of them is ``io.formats``):
 - ``.txt``: one response per line -> corpus.
 - ``.jsonl``: one JSON object per line; ``.json``: JSON lines, or one JSON array (of objects, of
   strings, or of lists of strings). In objects the text is ``"responses"`` (a list -> sets) or
@@ -15,7 +15,7 @@ Formats, by file ending (or ``fmt=`` / ``--format``):
 - ``-``: standard input, read as ``fmt=`` says or sniffed from its content: JSON lines when it
   starts with ``{``, a JSON array with ``[``, CSV/TSV when its first line is a header with a
   ``response`` or ``resp_N`` column (or the ``field=`` column), else text; a table without a
-  response column is an error asking for ``--format`` (see ``_sniff``).
+  response column is an error asking for ``--format`` (see ``io.formats.sniff``).
 Other fields are kept in ``records`` (ids, systems, human scores), with ``_line``: the line (or, in
 Parquet and datasets folders, the row) each record came from.
 
@@ -26,8 +26,6 @@ a set left with no response is skipped the same way. A file with nothing left is
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 import sys
@@ -38,9 +36,12 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import InputError, did_you_mean
 from ..results import CORPUS, SETS
-from .json_records import json_records, jsonl_records
+from .csv_rows import csv_rows
+from .formats import FORMATS, LINES, RECORDS, Format, detect, endings, sniff
+from .json_records import jsonl_records
 
-FORMATS = ("txt", "jsonl", "json", "csv", "tsv", "parquet", "hf")
+__all__ = ["FORMATS", "InputData", "read", "read_input", "read_records", "read_responses"]
+
 STDIN = "-"
 #: Record fields that hold a response text (or list of them) when no field is named.
 TEXT_FIELDS = ("responses", "response")
@@ -154,65 +155,18 @@ def read_text(path: str) -> str:
 
 
 def detect_format(path: str, fmt: str | None = None) -> str:
-    if fmt:
-        if fmt not in FORMATS:
-            raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", path)
-        return fmt
-    from .columnar import is_datasets_folder
-
-    if is_datasets_folder(path):
-        return "hf"
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
-    if ext in ("jsonl", "ndjson"):
-        return "jsonl"
-    if ext in ("json", "csv", "tsv", "parquet"):
-        return ext
-    return "txt"
+    """The name of the format ``fmt`` names, else of the format of ``path`` (``io.formats``)."""
+    return detect(path, fmt).name
 
 
-_RESP_COLUMN = re.compile(r"resp_\d+")
-_COLUMN_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
-
-
-def _header_cells(line: str, tab: bool) -> list[str]:
-    try:
-        return next(csv.reader([line], dialect="excel-tab" if tab else "excel"), [])
-    except csv.Error:
-        return []
-
-
-def _sniff(text: str, field: str | None = None) -> str:
-    """The format of standard input without a --format, from its content (files go by ending).
-
-    ``{`` or ``[`` first: JSON (lines or an array). A first line that is a CSV header (tab-
-    separated when it has a tab) naming a ``response`` or ``resp_N`` column, or the column given
-    as ``field`` (text has no columns): CSV/TSV. A first line of several bare column names with a
-    second line of as many cells, but no response column: an error asking for ``--format``
-    (reading it as text would score its header). Anything else: text, one response per line.
-    """
-    if text.lstrip()[:1] in ("{", "["):
-        return "json"
-    lines = text.split("\n", 2)
-    header = lines[0].rstrip("\r")
-    tab = "\t" in header
-    kind = "tsv" if tab else "csv"
-    cells = _header_cells(header, tab)
-    if field is not None or any(c == "response" or _RESP_COLUMN.fullmatch(c) for c in cells):
-        return kind
-    if (
-        len(cells) >= 2
-        and all(_COLUMN_NAME.fullmatch(c) for c in cells)
-        and len(lines) > 1
-        and len(_header_cells(lines[1].rstrip("\r"), tab)) == len(cells)
-    ):
-        raise InputError(
-            f"looks like a {kind.upper()} table (columns {', '.join(cells)}) with no "
-            f'"response" or "resp_0" column: give --format {kind} --column NAME, or --format txt '
-            "to score its lines as text",
-            "<stdin>",
-            1,
-        )
-    return "txt"
+def _pairs(path: str, fmt: Format, text: str | None = None) -> Iterable[tuple[int, Any]]:
+    """The (line or row, record) pairs of a file in a format that has records."""
+    assert fmt.rows is not None
+    if fmt.binary:
+        if not os.path.exists(path):
+            raise InputError("no such file", path)
+        return fmt.rows(path, "")
+    return fmt.rows(path, read_text(path) if text is None else text)
 
 
 def read_input(path: str, fmt: str | None = None, field: str | None = None) -> InputData:
@@ -220,30 +174,19 @@ def read_input(path: str, fmt: str | None = None, field: str | None = None) -> I
 
     field: the record field (JSON, Parquet, datasets) or CSV column that holds the responses.
     """
-    kind = detect_format(path, fmt)
+    form = detect(path, fmt)
     shown = "<stdin>" if path == STDIN else path
-    if kind in ("parquet", "hf"):
-        from .columnar import datasets_records, parquet_records
-
-        if not os.path.exists(path):
-            raise InputError("no such file", path)
-        rows = parquet_records(path) if kind == "parquet" else datasets_records(path)
-        data = _from_records(path, rows, field, unit="row")
+    text = None if form.binary else read_text(path)
+    if path == STDIN and not fmt:
+        form = sniff(text or "", field)
+    if form.shape == LINES:
+        if field:
+            raise InputError("--field/--column applies to JSON, CSV, Parquet and datasets", shown)
+        data = _read_txt(shown, text or "")
+    elif form.shape == RECORDS:
+        data = _from_records(shown, _pairs(shown, form, text), field, unit=form.unit)
     else:
-        text = read_text(path)
-        if path == STDIN and not fmt:
-            kind = _sniff(text, field)
-        if kind == "txt":
-            if field:
-                raise InputError(
-                    "--field/--column applies to JSON, CSV, Parquet and datasets", shown
-                )
-            data = _read_txt(shown, text)
-        elif kind in ("jsonl", "json"):
-            pairs = jsonl_records(shown, text) if kind == "jsonl" else json_records(shown, text)
-            data = _from_records(shown, pairs, field)
-        else:
-            data = _read_csv(shown, text, field, tab=kind == "tsv")
+        data = _read_csv(shown, text or "", field, tab=form.tab)
     if not data.items:
         extra = f" ({len(data.skipped)} empty ones skipped)" if data.skipped else ""
         raise InputError(f"no responses in the file{extra}", shown)
@@ -449,77 +392,6 @@ class _RecordReader:
         self.records.append(rec)
 
 
-_CSV_FIELD_LIMIT = 2**31 - 1  # the largest the C long of every platform holds
-
-
-_QUOTED_FIELD = re.compile(
-    r'"[^"]*(?:""[^"]*)*"(?!")'
-)  # "...", "" a quote inside; (?!") no backtracking
-
-
-def _unclosed_quote(text: str, delimiter: str) -> int | None:
-    """The offset of a quote that opens a field and never closes, or None.
-
-    The csv module reads such a quote to the end of the file as one cell (every later line then
-    becomes part of one response), so it is looked for here, with the csv module's own rules: a
-    quote opens a field only at the field's start, ``""`` inside a quoted field is a quote, any
-    other quote closes it (what follows up to the delimiter is kept as text). One regular
-    expression match per quoted field: about the csv module's own time on quote-heavy files.
-    """
-    pos = 0
-    while True:
-        q = text.find('"', pos)
-        if q < 0:
-            return None
-        if q == 0 or text[q - 1] in (delimiter, "\n", "\r"):
-            m = _QUOTED_FIELD.match(text, q)
-            if m is None:
-                return q
-            pos = m.end()
-        else:
-            pos = q + 1  # a quote inside an unquoted field is a character
-
-
-def _csv_rows(
-    path: str, text: str, tab: bool = False
-) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
-    """(header, iterator of (line number, row)) of a CSV (or, with ``tab``, tab-separated) text."""
-    dialect = "excel-tab" if tab else "excel"
-    opened = _unclosed_quote(text, "\t" if tab else ",")
-    if opened is not None:
-        raise InputError(
-            "a quote opens a field here and never closes (the rest of the file would be one "
-            'cell); close it, or double a quote inside a quoted field ("")',
-            path,
-            text.count("\n", 0, opened) + 1,
-        )
-    # The csv module refuses cells over 128 KiB by default; a long generated response is still a
-    # response (a .txt or .jsonl line of any length is read), so lift the limit.
-    csv.field_size_limit(_CSV_FIELD_LIMIT)
-    # csv.reader, not DictReader: a record's line is where it starts, and DictReader's line_num
-    # is where it ends (a quoted cell can hold line breaks)
-    reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
-    try:
-        fields = next(reader, [])
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV ({exc})", path, 1) from None
-
-    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-        start = reader.line_num + 1
-        try:
-            for cells in reader:
-                if cells:  # blank lines are no records (as DictReader skips them)
-                    if len(cells) > len(fields):
-                        raise InputError("more fields than the header has", path, start)
-                    # a short row's missing cells are None, as DictReader's
-                    yield start, dict(zip(fields, cells + [None] * (len(fields) - len(cells))))
-                start = reader.line_num + 1
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path, reader.line_num) from None
-
-    return fields, rows()
-
-
 def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line of a JSON lines file."""
     return jsonl_records(path, read_text(path))
@@ -528,21 +400,11 @@ def iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
 def read_records(path: str, fmt: str | None = None) -> list[dict[str, Any]]:
     """Every row of a CSV/TSV (with a header), JSON lines / JSON array, Parquet file or datasets
     folder, as dicts with their ``_line``."""
-    kind = detect_format(path, fmt)
-    if kind == "txt":
-        raise InputError("expected a .csv, .tsv, .jsonl, .json or .parquet file", path)
-    if kind in ("parquet", "hf"):
-        from .columnar import datasets_records, parquet_records
-
-        pairs: Iterable[tuple[int, Any]] = (
-            parquet_records(path) if kind == "parquet" else datasets_records(path)
-        )
-    else:
-        text = read_text(path)
-        if kind in ("csv", "tsv"):
-            pairs = _csv_rows(path, text, tab=kind == "tsv")[1]
-        else:
-            pairs = jsonl_records(path, text) if kind == "jsonl" else json_records(path, text)
+    form = detect(path, fmt)
+    if form.rows is None:
+        with_rows = [f for f in FORMATS.values() if f.rows is not None]
+        raise InputError(f"expected a {endings(with_rows)} file", path)
+    pairs = _pairs(path, form)
     records = []
     for lineno, rec in pairs:
         if not isinstance(rec, dict):
@@ -562,13 +424,12 @@ RESPONSE_KEYS = ("response", "responses", "positive_responses")
 def read_responses(path: str, fmt: str | None = None) -> list[str]:
     """Every response of a file as one flat list: lines of a .txt, every response of every set,
     or, in JSON, the strings under any of RESPONSE_KEYS."""
-    kind = detect_format(path, fmt)
-    if kind not in ("jsonl", "json"):
-        data = read_input(path, kind)
+    form = detect(path, fmt)
+    if form.shape != RECORDS:
+        data = read_input(path, form.name)
         return [t for s in data.items for t in s] if data.setting == SETS else list(data.items)
-    text = read_text(path)
     texts: list[str] = []
-    pairs = jsonl_records(path, text) if kind == "jsonl" else json_records(path, text)
+    pairs = _pairs(path, form)
     for lineno, rec in pairs:
         if not isinstance(rec, dict):
             raise InputError(
@@ -590,7 +451,7 @@ def read_responses(path: str, fmt: str | None = None) -> list[str]:
 
 
 def _read_csv(path: str, text: str, column: str | None = None, tab: bool = False) -> InputData:
-    fields, rows = _csv_rows(path, text, tab)
+    fields, rows = csv_rows(path, text, tab)
     resp_cols = sorted(
         (f for f in fields if f.startswith("resp_") and f[5:].isdigit()), key=lambda f: int(f[5:])
     )

@@ -9,14 +9,11 @@ never an id).
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from typing import Any
 
-from ..errors import InputError
 from ..io import json_out
+from ..io.formats import for_writing
 from ..io.numbers import is_label, numbers_of
 from ..io.writers import write_atomic
 
@@ -67,27 +64,9 @@ def summary_rows(data, groups: dict, results: dict, by: str) -> list[dict[str, A
 
 
 def write_rows(path: str, rows: list[dict[str, Any]]) -> None:
-    """CSV (by ending .csv/.tsv) or JSON lines (.jsonl/.json); any other ending is an error."""
-    lower = path.lower()
-    rows = json_out.without_negative_zero(rows)  # CSV cells too: str(-0.0) is "-0.0"
-    if lower.endswith((".jsonl", ".json")):
-        write_atomic(path, "".join(json_out.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        return
-    if not lower.endswith((".csv", ".tsv")):
-        raise InputError("per-item output must end in .csv, .tsv or .jsonl", path)
-    columns: list[str] = []
-    for r in rows:
-        columns += [k for k in r if k not in columns]
-    buf = io.StringIO()
-    writer = csv.DictWriter(
-        buf, columns, dialect="excel-tab" if lower.endswith(".tsv") else "excel"
-    )
-    writer.writeheader()
-    for r in rows:  # nested values as JSON text, written as the UTF-8 it is (no \u escapes)
-        writer.writerow(
-            {
-                k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                for k, v in r.items()
-            }
-        )
-    write_atomic(path, buf.getvalue())
+    """Rows in the format of the path's ending (``io.formats``: CSV/TSV, or JSON lines for
+    .jsonl/.json); an ending no format writes is an error."""
+    fmt = for_writing(path, "per-item output")
+    assert fmt.write is not None
+    # CSV cells too: str(-0.0) is "-0.0"
+    write_atomic(path, fmt.write(json_out.without_negative_zero(rows)))

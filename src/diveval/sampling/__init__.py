@@ -1,7 +1,8 @@
 """k samples per prompt from any model: the core of ``diveval sample``.
 
-- :mod:`.specs`: model specs (``openai:NAME``, ``openai-compatible:URL[:NAME]``, ``hf:NAME``,
-  ``smollm2``) and the backends behind them (the official ``openai`` client; transformers).
+- the model: any ``ChatModel`` of ``models.lm_backends``, the one table of language-model
+  backends (``openai:NAME``, ``openai-compatible:URL[:NAME]``, ``hf:NAME``, ``smollm2``) that
+  ``generate`` and ``augment`` load theirs from too.
 - :mod:`.protocols`: NoveltyBench's four ways of asking for k samples (regenerate, in-context,
   paraphrase, system-prompt), with its exact wording.
 - :mod:`.runner`: bounded concurrency, retries with backoff, records written in input order and

@@ -1,9 +1,10 @@
 """The prompts file ``diveval sample`` reads, the records it writes, and what a score computed
 from those records adds to its signature.
 
-Input: JSON lines, each an object with a non-empty string ``prompt`` (every other field is kept
-in the output: ids, paraphrases, references), or a text file with one prompt per line (blank
-lines skipped). A bad line is an InputError naming the file and line.
+Input: records (JSON lines, a JSON array, CSV/TSV, Parquet: any format of ``io.formats`` with
+records), each with a non-empty string ``prompt`` (every other field is kept in the output: ids,
+paraphrases, references), or a text file with one prompt per line (blank lines skipped). A bad
+line is an InputError naming the file and line.
 
 Output record, one per prompt and in input order: the input's own fields, then ``prompt``,
 ``model`` (the spec), ``responses`` (k strings), ``sampling`` (every setting, the server's model
@@ -17,12 +18,13 @@ Vendi / similarity measures).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import InputError
+from ..io.formats import LINES, detect
+from ..io.readers import read_records, read_text
 
 #: Keys the output records own; an input field of the same name is replaced.
 OWN_KEYS = ("prompt", "model", "responses", "sampling", "usage", "logprobs", "token_logprobs")
@@ -48,35 +50,29 @@ class PromptItem:
 
 
 def read_prompts(path: str) -> list[PromptItem]:
-    """The prompts of a JSON lines file (``.jsonl``/``.json``) or a text file (anything else)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().split("\n")
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path) from None
-    as_json = path.lower().endswith((".jsonl", ".json", ".ndjson"))
-    items: list[PromptItem] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if not as_json:
-            items.append(PromptItem(len(items), line.rstrip("\r"), lineno, {}))
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path, lineno) from None
-        if not isinstance(rec, dict):
-            raise InputError(f"a record must be an object, got {type(rec).__name__}", path, lineno)
+    """The prompts of a file in any format of ``io.formats``: a text file's lines (blank ones
+    skipped), or the records of JSON lines, a JSON array, CSV/TSV, Parquet or a datasets folder,
+    each with a non-empty string ``prompt``."""
+    fmt = detect(path)
+    if fmt.shape == LINES:
+        text = read_text(path)
+        pairs = [(n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1)]
+        return _prompts([PromptItem(0, line, n, {}) for n, line in pairs if line.strip()], path)
+    items = []
+    for rec in read_records(path, fmt.name):
+        line = rec.pop("_line")
         prompt = rec.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
-            raise InputError('a record needs a non-empty string "prompt"', path, lineno)
-        items.append(PromptItem(len(items), prompt, lineno, rec))
+            raise InputError('a record needs a non-empty string "prompt"', path, line)
+        items.append(PromptItem(0, prompt, line, rec))
+    return _prompts(items, path)
+
+
+def _prompts(items: list[PromptItem], path: str) -> list[PromptItem]:
+    """``items`` numbered in order; none is an error."""
     if not items:
         raise InputError("no prompts in the file", path)
-    return items
+    return [replace(it, index=i) for i, it in enumerate(items)]
 
 
 def request_seed(seed: Optional[int], prompt: str, j: int) -> Optional[int]:

@@ -225,77 +225,51 @@ def run_sampling(
 async def _sample_all(
     todo, backend, settings, run, out, source, concurrency, policy, stats, written, on_progress
 ) -> None:
-    limiter = asyncio.Semaphore(concurrency)
-    rng = random.Random()  # jitter only: it never changes a sample
-    fn = protocol(settings.protocol, settings.paraphrase_field)
-    window = max(2 * concurrency, 4)  # prompts in flight; records still leave in input order
+    asker = _Asker(
+        backend, settings, run, source, policy, stats, asyncio.Semaphore(concurrency), on_progress
+    )
+    try:
+        # prompts in flight at most; records still leave in input order
+        await _write_in_order(todo, asker.record, out, written, max(2 * concurrency, 4))
+    finally:
+        await backend.aclose()
 
-    async def one(pos: int, item: PromptItem) -> tuple[int, dict]:
-        where = f"{source}:{item.line}: prompt {item.index + 1} ({item.prompt[:40]!r})"
+
+@dataclass
+class _Asker:
+    """What every request of one run shares: the backend, the settings, the bound on requests
+    in flight, the retry policy and the counters."""
+
+    backend: Any
+    settings: SamplingSettings
+    run: dict
+    source: str
+    policy: RetryPolicy
+    stats: Stats
+    limiter: asyncio.Semaphore
+    on_progress: Optional[Callable[[int], None]]
+    rng: random.Random = field(default_factory=random.Random)  # jitter only: never a sample
+
+    async def record(self, pos: int, item: PromptItem) -> tuple[int, dict]:
+        """The output record of one prompt, with its position in the run."""
+        settings = self.settings
+        where = f"{self.source}:{item.line}: prompt {item.index + 1} ({item.prompt[:40]!r})"
         usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
         served: list[str] = []
 
         async def ask(messages, n: int, j: int) -> list[str]:
-            seed = request_seed(settings.seed, item.prompt, j) if backend.takes_seed else None
-            last: BaseException | None = None
-            for attempt in range(policy.retries + 1):
-                hint = None
-                async with limiter:
-                    try:
-                        call = backend.chat(
-                            messages,
-                            n=n,
-                            seed=seed,
-                            temperature=settings.temperature,
-                            top_p=settings.top_p,
-                            max_tokens=settings.max_tokens,
-                        )
-                        comp = await (
-                            asyncio.wait_for(call, policy.timeout) if policy.timeout else call
-                        )
-                    except asyncio.TimeoutError as exc:
-                        last = exc
-                    except Exception as exc:
-                        if not backend.retryable(exc):
-                            raise SamplingError(f"{where}: {_describe(exc)}") from exc
-                        last = exc
-                        hint = getattr(backend, "retry_after", lambda e: None)(exc)
-                    else:
-                        texts = scored_texts(comp)[:n]
-                        usage["requests"] += 1
-                        usage["prompt_tokens"] += comp.prompt_tokens
-                        usage["completion_tokens"] += comp.completion_tokens
-                        stats.requests += 1
-                        if n > 1:
-                            stats.asked_n += 1
-                            stats.short_n += len(texts) < n
-                            stats.ignores_n = stats.ignores_n or len(texts) == 1
-                        if comp.model not in served:
-                            served.append(comp.model)
-                        if on_progress is not None:
-                            on_progress(len(texts))
-                        return texts
-                if attempt < policy.retries:
-                    stats.retries += 1
-                    stats.last_retry = _describe(last)
-                    wait = policy.delay(attempt, rng)
-                    if hint is not None:  # the server's Retry-After, within the cap
-                        wait = max(wait, min(hint, policy.cap))
-                    await asyncio.sleep(wait)
-            raise SamplingError(
-                f"{where}: no response after {policy.retries + 1} tries "
-                f"(last: {_describe(last) if last else '?'})"
-            )
+            return await self.request(where, item, usage, served, messages, n, j)
 
-        ask.ignores_n = stats.ignores_n  # type: ignore[attr-defined]
+        ask.ignores_n = self.stats.ignores_n  # type: ignore[attr-defined]
+        fn = protocol(settings.protocol, settings.paraphrase_field)
         try:
             responses = await fn(item.prompt, item.fields, settings.k, ask)
         except ShortAnswer as exc:
             raise SamplingError(f"{where}: {exc}") from None
         if len(responses) != settings.k:  # a protocol bug, never a short set on disk
             raise SamplingError(f"{where}: {len(responses)} responses for k = {settings.k}")
-        stats.served.update(served)
-        sampling = {**run, "served_model": ",".join(served)}
+        self.stats.served.update(served)
+        sampling = {**self.run, "served_model": ",".join(served)}
         scores = [getattr(r, "token_logprobs", None) for r in responses]
         complete = [x for x in scores if x is not None]
         return pos, make_record(
@@ -307,6 +281,71 @@ async def _sample_all(
             token_logprobs=complete if len(complete) == len(scores) else None,
         )
 
+    async def request(self, where, item, usage, served, messages, n: int, j: int) -> list[str]:
+        """The choices of one chat request for samples j, j+1, ... of a prompt, tried again
+        after a retryable failure (``RetryPolicy``)."""
+        backend, settings, policy, stats = self.backend, self.settings, self.policy, self.stats
+        seed = request_seed(settings.seed, item.prompt, j) if backend.takes_seed else None
+        last: BaseException | None = None
+        for attempt in range(policy.retries + 1):
+            hint = None
+            async with self.limiter:
+                try:
+                    call = backend.chat(
+                        messages,
+                        n=n,
+                        seed=seed,
+                        temperature=settings.temperature,
+                        top_p=settings.top_p,
+                        max_tokens=settings.max_tokens,
+                    )
+                    comp = await (
+                        asyncio.wait_for(call, policy.timeout) if policy.timeout else call
+                    )
+                except asyncio.TimeoutError as exc:
+                    last = exc
+                except Exception as exc:
+                    if not backend.retryable(exc):
+                        raise SamplingError(f"{where}: {_describe(exc)}") from exc
+                    last = exc
+                    hint = getattr(backend, "retry_after", lambda e: None)(exc)
+                else:
+                    return self._count(comp, n, usage, served)
+            if attempt < policy.retries:
+                stats.retries += 1
+                stats.last_retry = _describe(last)
+                wait = policy.delay(attempt, self.rng)
+                if hint is not None:  # the server's Retry-After, within the cap
+                    wait = max(wait, min(hint, policy.cap))
+                await asyncio.sleep(wait)
+        raise SamplingError(
+            f"{where}: no response after {policy.retries + 1} tries "
+            f"(last: {_describe(last) if last else '?'})"
+        )
+
+    def _count(self, comp: Any, n: int, usage: dict, served: list[str]) -> list[str]:
+        """A completion's texts (at most n), its requests and tokens counted."""
+        stats = self.stats
+        texts = scored_texts(comp)[:n]
+        usage["requests"] += 1
+        usage["prompt_tokens"] += comp.prompt_tokens
+        usage["completion_tokens"] += comp.completion_tokens
+        stats.requests += 1
+        if n > 1:
+            stats.asked_n += 1
+            stats.short_n += len(texts) < n
+            stats.ignores_n = stats.ignores_n or len(texts) == 1
+        if comp.model not in served:
+            served.append(comp.model)
+        if self.on_progress is not None:
+            self.on_progress(len(texts))
+        return texts
+
+
+async def _write_in_order(todo, record, out: str, written: list, window: int) -> None:
+    """``record(pos, item)`` of every item, at most ``window`` at a time, each record appended
+    to ``out`` (and ``written``) as soon as every earlier one is: the file is always a prefix of
+    the finished output. A failure stops the run after the records before it are written."""
     ready: dict[int, dict] = {}
     next_pos = 0
     tasks: set[asyncio.Task] = set()
@@ -321,10 +360,8 @@ async def _sample_all(
                 written.append(rec)
                 next_pos += 1
 
-        async def collect(wait_all: bool) -> None:
-            finished, _ = await asyncio.wait(
-                tasks, return_when=asyncio.ALL_COMPLETED if wait_all else asyncio.FIRST_COMPLETED
-            )
+        async def collect() -> None:
+            finished, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for t in finished:
                 tasks.discard(t)
             for t in finished:
@@ -339,16 +376,15 @@ async def _sample_all(
         try:
             for pos, item in enumerate(todo):
                 while len(tasks) >= window:
-                    await collect(False)
-                tasks.add(asyncio.ensure_future(one(pos, item)))
+                    await collect()
+                tasks.add(asyncio.ensure_future(record(pos, item)))
             while tasks:
-                await collect(False)
+                await collect()
         finally:
             for t in tasks:
                 t.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
-            await backend.aclose()
 
 
 def summarize(

@@ -25,7 +25,6 @@ Ray is imported here only: a user without Ray never imports it.
 
 from __future__ import annotations
 
-import logging
 import os
 import pickle
 import re
@@ -34,40 +33,15 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError
 from ..registry import Metric
 from ..results import CORPUS, Score
 from .engine import EngineOptions
+from .ray_read import dataset_setting
+from .ray_session import ray_initialized, start_ray
 
 # Options that load a model: metrics that take one run in the actor pool.
 _MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
-
-
-def _ray(address: str | None, verbose: bool = False):
-    try:
-        import ray
-        import ray.data
-    except ImportError:
-        raise MissingDependencyError("engine='ray'", "ray") from None
-    if not ray.is_initialized():
-        # Ray's usage statistics probe cloud metadata servers (169.254.169.254) and report to
-        # Anyscale: network use diveval never asks for. The user's setting wins.
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": verbose}
-        if not verbose:
-            # a Ray that diveval starts keeps its start-up and Ray Data INFO lines to itself
-            # (they stay in Ray's session log files); errors still show
-            kwargs["logging_level"] = logging.ERROR
-            _quiet_ray_data()
-        # without an address Ray joins the Ray last started on this machine, whoever started
-        # it (on a shared machine: another user's, with their environment); diveval starts its
-        # own unless told where to go (--address, or RAY_ADDRESS as Ray reads it)
-        kwargs["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
-        ray.init(**kwargs)
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True  # batches come back in input order
-    ctx.enable_progress_bars = False
-    return ray
 
 
 def _takes_remote_args(ray) -> bool:
@@ -76,26 +50,6 @@ def _takes_remote_args(ray) -> bool:
 
     params = inspect.signature(ray.data.Dataset.map_batches).parameters.values()
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-
-
-def _ray_initialized() -> bool | None:
-    """Whether this process has a Ray already (None: Ray is not installed)."""
-    try:
-        import ray
-    except ImportError:
-        return None
-    return bool(ray.is_initialized())
-
-
-def _quiet_ray_data() -> None:
-    """Ray Data logs each execution (plan, timings) on its own console handler, not through the
-    "ray" logger that ``ray.init(logging_level=...)`` sets: raise that handler's level only, so
-    that its log file keeps everything."""
-    for handler in logging.getLogger("ray.data").handlers:
-        if isinstance(handler, logging.StreamHandler) and not isinstance(
-            handler, logging.FileHandler
-        ):  # the console (Ray Data's session file handler is no stream)
-            handler.setLevel(logging.ERROR)
 
 
 def _caught(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, list[tuple]]:
@@ -216,8 +170,6 @@ def score(
     from ..registry import check_options, metrics_for
 
     if _is_ray_dataset(data):
-        from .ray_read import dataset_setting
-
         try:
             setting, items = dataset_setting(data), data
         except Exception as exc:
@@ -228,8 +180,8 @@ def score(
     names = [m.name for m in chosen]
     check_options(options, chosen)  # a typo fails here, before a cluster starts
     # a Ray this call starts on this machine, not a cluster the user runs
-    own_local = not (address or os.environ.get("RAY_ADDRESS")) and _ray_initialized() is False
-    ray = _ray(address, run_on.verbose)
+    own_local = not (address or os.environ.get("RAY_ADDRESS")) and ray_initialized() is False
+    ray = start_ray(address, run_on.verbose)
     options.pop("progress", None)  # Ray shows no per-run bars on workers
     from ..registry import PER_ITEM_OPTIONS
 

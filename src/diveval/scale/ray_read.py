@@ -1,5 +1,6 @@
-"""Inputs read by Ray Data on the cluster (JSON lines, Parquet, a Hugging Face ``datasets``
-folder), for ``diveval.score(dataset, engine="ray")``: the driver never holds the whole input.
+"""Inputs read by Ray Data on the cluster (the formats whose ``io.formats`` entry says how Ray
+reads them: JSON lines, Parquet, a Hugging Face ``datasets`` folder), for
+``diveval.score(dataset, engine="ray")``: the driver never holds the whole input.
 
 :func:`read_dataset` gives a Ray Dataset of one column, ``responses`` (a list of strings per row:
 the sets setting) or ``text`` (a string per row: the corpus setting), chosen as the local readers
@@ -14,27 +15,21 @@ import os
 from typing import Any
 
 from ..errors import InputError
+from ..io.formats import for_ray
 from ..results import CORPUS, SETS
+from .ray_session import start_ray
 
 FIELDS = ("responses", "response", "text")  # the local readers' defaults, in order
 
 
 def read_dataset(path: str, field: str | None = None, address: str | None = None) -> Any:
     """A one-column Ray Dataset (``responses`` or ``text``) of the file or folder at ``path``."""
-    from ..io.columnar import datasets_table, is_datasets_folder
-    from .ray_engine import _ray
-
-    ray = _ray(address)
     if not os.path.exists(path):
         raise InputError("no such file or folder", path)
-    if is_datasets_folder(path):  # Arrow stream files, memory-mapped: into the object store
-        ds = ray.data.from_arrow(datasets_table(path))
-    elif path.endswith(".parquet") or os.path.isdir(path):
-        ds = ray.data.read_parquet(path)
-    elif path.endswith((".jsonl", ".json")):
-        ds = ray.data.read_json(path, lines=True)
-    else:
-        raise InputError("engine='ray' reads .jsonl, .parquet or a datasets folder", path)
+    fmt = for_ray(path)  # refused before Ray starts
+    ray = start_ray(address)
+    assert fmt.ray is not None
+    ds = fmt.ray(ray, path)
     schema = ds.schema()
     names = list(schema.names)
     chosen = field or next((f for f in FIELDS if f in names), None)
