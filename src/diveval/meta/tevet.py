@@ -217,15 +217,22 @@ def tevet_test(
     return rows
 
 
-def _read_tevet_file(
-    data: Any, metrics: Sequence[str]
-) -> tuple[InputData, np.ndarray, np.ndarray | None]:
-    """(the input, its diversity parameter, its human scores where it has them), checked."""
+def read_tevet_csv(data: Any) -> InputData:
+    """A Tevet & Berant CSV (a path or ``InputData``), checked: response sets and the diversity
+    parameter's column."""
     inp = data if isinstance(data, InputData) else read_input(str(data), "csv")
     if inp.setting != "sets":
         raise InputError("a Tevet & Berant file needs resp_0..resp_k columns", inp.path)
     if not inp.records or LABEL not in inp.records[0]:
         raise InputError(f"no {LABEL!r} column (the diversity parameter)", inp.path)
+    return inp
+
+
+def _read_tevet_file(
+    data: Any, metrics: Sequence[str]
+) -> tuple[InputData, np.ndarray, np.ndarray | None]:
+    """(the input, its diversity parameter, its human scores where it has them), checked."""
+    inp = read_tevet_csv(data)
     if not metrics:
         raise InputError("name at least one metric (--metric NAME)")
     labels = as_numbers(inp.column(LABEL), LABEL)
