@@ -48,7 +48,13 @@ from ..io.readers import InputData
 from ..registry import all_metrics, check_options, get_metric
 from ..report.progress import track
 from ..scale.local import shared_input
-from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, resample_indices
+from .bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    Interval,
+    percentile_interval,
+    resample_indices,
+)
 from .correlate import as_numbers, coefficient_rows
 from .tevet import HUMAN, LABEL, _resolve_metric, best_threshold_accuracy, read_tevet_csv
 
@@ -219,13 +225,7 @@ def _spearman_rows(values: np.ndarray, labels: np.ndarray, idx: np.ndarray) -> n
 
 
 def _interval(stats: np.ndarray, confidence: float, like: Interval) -> Interval:
-    finite = stats[np.isfinite(stats)]
-    dropped = int(len(stats) - len(finite))
-    if len(finite) * 2 < len(stats):
-        low = high = float("nan")
-    else:
-        alpha = (1 - confidence) / 2
-        low, high = (float(q) for q in np.quantile(finite, [alpha, 1 - alpha]))
+    low, high, dropped = percentile_interval(stats, confidence)
     return replace(like, low=low, high=high, dropped=dropped)
 
 

@@ -75,7 +75,7 @@ Judge calls are batched across sets (one model call per generation position) and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Optional, Sequence
+from typing import Any, Callable, Hashable, Optional, Sequence, TypedDict, Unpack
 
 import numpy as np
 
@@ -562,20 +562,26 @@ def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
     return out
 
 
+class JudgeOptions(TypedDict, total=False):
+    """The models a judge may use and how they run."""
+
+    nli_model: Any
+    embedding_model: Any
+    device: Optional[str]
+    batch_size: Optional[int]
+    cache_dir: Optional[str]
+
+
 def equivalence_classes(
     sets: Any,
     judge: Any = "nli",
     *,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    cache_dir: Optional[str] = None,
     identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: RunContext | None = None,
+    **options: Unpack[JudgeOptions],
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
@@ -594,11 +600,7 @@ def equivalence_classes(
         patience=patience,
         identical=rule,
         context=context,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        device=device,
-        batch_size=batch_size,
-        cache_dir=cache_dir,
+        **options,
     )
     sig = make_signature(
         "equivalence-classes",
