@@ -156,12 +156,7 @@ _BERTSCORE_COST = _Cost(
 
 
 class PairOptions(TypedDict, total=False):
-    """The keyword options of every homogenization metric: ``pairs`` (None: all pairs; N: N
-    seeded random pairs of a corpus, with an interval in ``details``), ``seed`` (of that sample,
-    0 by default), ``memory_budget`` (bytes or "2G"; default 1/4 of the available memory; a
-    BudgetError before any work where even one block does not fit), ``progress`` (True for a bar
-    on a terminal, or a callable ``progress(done, total)``) and ``identical`` ("model", the
-    default: two copies of a document score the similarity's own value; or "one")."""
+    """The keyword options of every homogenization metric (see :func:`homogenization_rouge_l`)."""
 
     pairs: Optional[int]
     seed: int
@@ -310,9 +305,12 @@ def homogenization_rouge_l(
 ) -> Score:
     """Mean over documents of their mean ROUGE-L F1 to every other document.
 
-    All pairs are scored in blocks within the memory budget; ``options``: see
-    :class:`PairOptions` (with ``identical="model"``, two copies of a document score their
-    ROUGE-L)."""
+    All pairs are scored in blocks within ``memory_budget`` (bytes or "2G"; default 1/4 of the
+    available memory; a BudgetError before any work where even one block does not fit);
+    ``pairs=N``: N seeded random pairs of a corpus instead (``seed``, 0 by default), with an
+    interval in ``details``; ``progress``: True for a bar on a terminal, or a callable
+    ``progress(done, total)``; ``identical``: "model" (default: two copies of a document score
+    their ROUGE-L) or "one"."""
 
     def similarity_of(docs: list[str]):
         return _rouge_l_of(encode_tokens([rouge_tokens(t) for t in docs]))
@@ -342,8 +340,8 @@ def homogenization_bertscore(
     """Mean over documents of their mean BERTScore F1 to every other document (one embedding
     pass per document; see ``models.bertscore_pairs``). ``embedding_model``: None (MiniLM, layer
     6), "mpnet" (layer 12) or a transformers folder or name; ``layer``: None for 6 (MiniLM's
-    last; 12 for mpnet). ``batch_size``: None for the backend's (by device). ``options``: see
-    :class:`PairOptions`."""
+    last; 12 for mpnet). ``batch_size``: None for the backend's (by device). ``pairs``, ``seed``,
+    ``memory_budget``, ``progress``, ``identical``: as :func:`homogenization_rouge_l`."""
 
     model, layer = resolve_bertscore_model(embedding_model, layer)
     scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
@@ -564,7 +562,8 @@ def homogenization_bleu(
     path differs: it scores all other documents as one corpus against the document
     (``evaluate``'s corpus BLEU) and divides that single number by N - 1 again.
 
-    ``options``: see :class:`PairOptions` (BLEU is not symmetric: the pairs are ordered)."""
+    ``pairs``, ``seed``, ``memory_budget``, ``progress``, ``identical``: as
+    :func:`homogenization_rouge_l` (BLEU is not symmetric: the pairs are ordered)."""
     run = _PairRun.of(_BLEU, options)
     plan = _bleu_plan(texts, setting, run)
     prep = prepare(texts, tokenizer, lowercase, setting)
