@@ -329,11 +329,13 @@ def _distinct_at_k_part(metric: str, per_system: dict[str, list[dict[str, Any]]]
     )
     chart = svg.lines(
         series,
-        f"{metric}: Distinct-n of random subsets of k responses, per system",
-        desc,
-        "k (responses in the subset, log scale)",
-        "Distinct-n",
-        _ident("curve-" + metric),
+        svg.Labels(
+            f"{metric}: Distinct-n of random subsets of k responses, per system",
+            desc,
+            "k (responses in the subset, log scale)",
+            "Distinct-n",
+            _ident("curve-" + metric),
+        ),
         log_x=True,
     )
     ks = sorted({p["k"] for s in names for p in per_system[s]})
@@ -379,11 +381,13 @@ def _length_bias_part(run: dict[str, Any]) -> str:
     source = str(run.get("source", "?"))
     chart = svg.lines(
         series,
-        f"Length bias ({source}): each metric against response length",
-        desc,
-        "response length (tokens)",
-        "metric value (mean ± sd over sets)",
-        _ident("length-" + source),
+        svg.Labels(
+            f"Length bias ({source}): each metric against response length",
+            desc,
+            "response length (tokens)",
+            "metric value (mean ± sd over sets)",
+            _ident("length-" + source),
+        ),
     )
     head = _head("length", metrics)
     body = "".join(
@@ -426,11 +430,13 @@ def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -
     )
     chart = svg.lines(
         series,
-        f"{metric}: diversity profile, mean over sets, per system",
-        desc,
-        "order q (0: every response counts; larger q: only the dominant ones)",
-        "effective number of responses",
-        _ident("profile-" + metric),
+        svg.Labels(
+            f"{metric}: diversity profile, mean over sets, per system",
+            desc,
+            "order q (0: every response counts; larger q: only the dominant ones)",
+            "effective number of responses",
+            _ident("profile-" + metric),
+        ),
     )
     orders = list(dict.fromkeys(q for s in names for q, _ in per_system[s]))
     head = _head("q", names)
@@ -479,11 +485,13 @@ def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
     ylabel = _RAREFACTION_Y.get(name, f"distinct {name.split('-richness')[0]}")
     chart = svg.lines(
         series,
-        f"{name}: rarefaction and extrapolation, mean over prompts, per system",
-        desc,
-        "m (responses per prompt)",
-        ylabel,
-        _ident("rarefaction-" + name),
+        svg.Labels(
+            f"{name}: rarefaction and extrapolation, mean over prompts, per system",
+            desc,
+            "m (responses per prompt)",
+            ylabel,
+            _ident("rarefaction-" + name),
+        ),
     )
     sizes = sorted({m for s in names for m in curves[s]["sizes"]})
     head = _head("m", names)
@@ -544,11 +552,13 @@ def _scatter_part(r: Report) -> str:
         )
         chart = svg.scatter(
             s.points,
-            f"{s.metric} against the human score, one point per {s.level}",
-            f"{counted(s.n, s.level)}; {stat}" if s.pearson is None else stat,
-            s.metric,
-            c.human,
-            f"scatter-{k}",
+            svg.Labels(
+                f"{s.metric} against the human score, one point per {s.level}",
+                f"{counted(s.n, s.level)}; {stat}" if s.pearson is None else stat,
+                s.metric,
+                c.human,
+                f"scatter-{k}",
+            ),
         )
         charts.append(
             f'<figure class="small"><figcaption>{escape(s.metric)} per {s.level}'

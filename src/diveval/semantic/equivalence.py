@@ -82,8 +82,8 @@ import numpy as np
 from ..context import RunContext
 from ..data import require_sets
 from ..errors import InputError
+from ..models import bertscore as bertscore_backend
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL
-from ..models.bertscore import bert_scorer, resolve_bertscore_model
 from ..models.bertscore_pairs import bertscore_f_of
 from ..models.cache import cached_embedder, cached_nli, cached_pair_scorer
 from ..models.resolve import resolve_embedder, resolve_nli_model
@@ -277,11 +277,11 @@ def bertscore_judge(
     if embedding_model is None:
         model, layer = NOVELTYBENCH_BERTSCORE
     elif isinstance(embedding_model, str):
-        model, layer = resolve_bertscore_model(embedding_model, None)
+        model, layer = bertscore_backend.resolve_bertscore_model(embedding_model, None)
     else:
         raise InputError("the bertscore judge takes a model name or folder (--embedding-model)")
     try:
-        scorer, name, fp = bert_scorer(model, layer, device, batch_size)
+        scorer, name, fp = bertscore_backend.bert_scorer(model, layer, device, batch_size)
     except (OSError, ValueError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise InputError(
@@ -563,10 +563,10 @@ def equivalence_classes(
     sets: Any,
     judge: Any = "nli",
     *,
+    progress: Optional[bool] = None,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
     identical: Optional[str] = None,
-    progress: Optional[bool] = None,
     context: RunContext | None = None,
     **options: Unpack[JudgeOptions],
 ) -> Score:
