@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+from ..errors import InputError, MissingDependencyError
+from ..io.readers import read_responses
+from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
+from ..rate.store import Store
+from ..rate.study import DEFAULT_SEED, create_study, load_study
+from ..report.tables import counted
 from . import help_formatter
 
 EPILOG = """examples:
@@ -20,8 +32,6 @@ query i. A system's name is its file name without the extension.
 
 
 def add_parser(sub):
-    from ..rate.study import DEFAULT_SEED
-
     p = sub.add_parser(
         "rate",
         help="run a human diversity study in the browser",
@@ -32,7 +42,13 @@ def add_parser(sub):
         formatter_class=help_formatter(),
     )
     action = p.add_subparsers(dest="rate_command", metavar="ACTION", required=True)
+    _add_init(action)
+    _add_serve(action)
+    _add_export(action)
+    return p
 
+
+def _add_init(action) -> None:
     init = action.add_parser("init", help="build a study folder", formatter_class=help_formatter())
     init.add_argument("systems", nargs="+", help="one .txt/.jsonl file of responses per system")
     init.add_argument("--subsets", type=int, required=True, metavar="N", help="pages to rate")
@@ -57,6 +73,8 @@ def add_parser(sub):
     )
     init.add_argument("-o", "--output", required=True, metavar="DIR", help="the study folder")
 
+
+def _add_serve(action) -> None:
     serve = action.add_parser(
         "serve", help="serve the rater and admin pages", formatter_class=help_formatter()
     )
@@ -72,6 +90,8 @@ def add_parser(sub):
         help="let anyone register by name at /?rater=NAME for this run",
     )
 
+
+def _add_export(action) -> None:
     export = action.add_parser(
         "export",
         help="aggregate the ratings and add diveval's metrics",
@@ -106,7 +126,6 @@ def add_parser(sub):
     export.add_argument(
         "--metric", "-m", action="append", dest="metrics", help="add a metric (repeatable)"
     )
-    return p
 
 
 def run(args) -> int:
@@ -114,12 +133,6 @@ def run(args) -> int:
 
 
 def _init(args) -> int:
-    from pathlib import Path
-
-    from ..errors import InputError
-    from ..io.readers import read_responses
-    from ..rate.study import create_study
-
     invited = [n.strip() for n in (args.raters or "").split(",") if n.strip()]
     if args.raters is not None and args.raters.strip().isdigit():
         raise InputError(
@@ -155,13 +168,6 @@ def _init(args) -> int:
 
 
 def _serve(args) -> int:
-    import secrets
-    import sys
-
-    from ..errors import MissingDependencyError
-    from ..rate.store import Store
-    from ..rate.study import load_study
-
     study = load_study(args.study)
     try:
         import uvicorn
@@ -200,10 +206,6 @@ def _serve(args) -> int:
 
 
 def _bind(host: str, port: int):
-    import socket
-
-    from ..errors import InputError
-
     if not 0 <= port <= 65535:
         raise InputError(f"--port {port} is not between 0 and 65535")
     try:
@@ -226,8 +228,6 @@ def _bind(host: str, port: int):
 
 
 def _is_loopback(host: str) -> bool:
-    import ipaddress
-
     if host == "localhost":
         return True
     try:
@@ -237,11 +237,6 @@ def _is_loopback(host: str) -> bool:
 
 
 def _export(args) -> int:
-    from ..errors import InputError
-    from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
-    from ..rate.study import load_study
-    from ..report.tables import counted
-
     if not -1.0 <= args.min_pearson <= 1.0:
         raise InputError(f"--min-pearson {args.min_pearson:g} is not between -1 and 1")
     if args.min_raters is not None and args.min_raters < 1:

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ..errors import InputError
-from ..models.generators import GeneratorExhausted, check_samples
+from ..models.generators import GeneratorExhausted, check_samples, resolve_generator
+from .scorers import resolve_preset
 
 STOP_REACHED, STOP_BUDGET, STOP_EXHAUSTED = "reached", "budget", "exhausted"
 
@@ -168,74 +169,102 @@ def threshold_generate(
     nli-baseline). keep: "last" (the paper's ending set) or "best" (the most diverse set met).
     options: metric options (tokenizer, nli_model, embedding_model, cache_dir, ...).
     """
-    from .scorers import resolve_preset
-
-    if n < 2:
-        raise InputError(f"n must be at least 2 (a set needs pairs), got {n}")
-    if max_samples < n:
-        raise InputError(f"max_samples ({max_samples}) must be at least n ({n})")
-    if keep not in ("last", "best"):
-        raise InputError(f'keep must be "last" or "best", got {keep!r}')
+    _check_run(n, max_samples, keep)
     scorer, threshold, preset_report, why = resolve_preset(metric, threshold, **options)
     if not hasattr(generator, "sample"):
-        from ..models.generators import resolve_generator
-
         generator = resolve_generator(generator)
     reporters = [preset_report] if preset_report else []
     if report is not None:
         reporters += list(report) if isinstance(report, (list, tuple)) else [report]
-
     try:
         first = _draw(generator, context, n, seed)
     except GeneratorExhausted as err:
         raise InputError(f"the generator cannot give the first {n} responses: {err}") from None
-    current = list(first)
-    origin = list(range(n))  # which draw each slot holds
-    drawn = n
-    score = settle(scorer.score(current), threshold)
-    start_score = score
-    steps: list[Step] = []
-    best = (score, list(current), list(origin))
-    stop = STOP_REACHED
-    while not score > threshold:  # settled: above by more than float noise
-        if drawn >= max_samples:
-            stop = STOP_BUDGET
-            break
-        subset_scores = [float(s) for s in scorer.leave_one_out(current)]
-        drop = _best_subset(subset_scores)
-        try:
-            (new,) = _draw(generator, context, 1, seed + drawn - n + 1)
-        except GeneratorExhausted:
-            stop = STOP_EXHAUSTED
-            break
-        steps.append(Step(score, tuple(subset_scores), drop, current[drop], new))
-        current[drop] = new
-        origin[drop] = drawn
-        drawn += 1
-        score = settle(scorer.score(current), threshold)
-        if score > best[0]:
-            best = (score, list(current), list(origin))
-    if keep == "best":
-        score, current, origin = best[0], best[1], best[2]
-
+    start_score = settle(scorer.score(first), threshold)
+    search = _Search(list(first), list(range(n)), start_score, n)
+    search.replace_until_above(generator, context, scorer, threshold, max_samples, seed)
+    end = search.best if keep == "best" else search.last
     reported = {}
     for r in reporters:
-        reported[r.name] = {"start": float(r.score(first)), "end": float(r.score(current))}
+        reported[r.name] = {"start": float(r.score(first)), "end": float(r.score(end.responses))}
     return ThresholdResult(
         context=context,
         metric=scorer.name,
         threshold=threshold,
         start=tuple(first),
         start_diversity=float(start_score),
-        end=tuple(current),
-        end_diversity=score,
-        samples=drawn,
-        reached=score > threshold,
-        stop=stop,
-        overlap=sum(1 for o in origin if o < n),
+        end=tuple(end.responses),
+        end_diversity=end.score,
+        samples=search.drawn,
+        reached=end.score > threshold,
+        stop=search.stop,
+        overlap=sum(1 for o in end.origin if o < n),
         keep=keep,
-        steps=tuple(steps),
+        steps=tuple(search.steps),
         signature=getattr(scorer, "signature", "") or "",
         report=reported,
         threshold_source=why,
     )
+
+
+def _check_run(n: int, max_samples: int, keep: str) -> None:
+    if n < 2:
+        raise InputError(f"n must be at least 2 (a set needs pairs), got {n}")
+    if max_samples < n:
+        raise InputError(f"max_samples ({max_samples}) must be at least n ({n})")
+    if keep not in ("last", "best"):
+        raise InputError(f'keep must be "last" or "best", got {keep!r}')
+
+
+@dataclass(frozen=True)
+class _Set:
+    """A set met on the way: its score, its responses, and which draw each slot holds (the
+    first n draws are the starting set)."""
+
+    score: float
+    responses: list[str]
+    origin: list[int]
+
+
+@dataclass
+class _Search:
+    """The paper's loop: while the set is not above the threshold and the budget allows, drop
+    the response whose absence leaves the most diverse subset and draw a replacement."""
+
+    current: list[str]
+    origin: list[int]  # which draw each slot holds
+    score: float
+    drawn: int
+    steps: list[Step] = field(default_factory=list)
+    stop: str = STOP_REACHED
+    best: _Set = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.best = self.last
+
+    @property
+    def last(self) -> _Set:
+        return _Set(self.score, list(self.current), list(self.origin))
+
+    def replace_until_above(
+        self, generator, context, scorer, threshold: float, max_samples: int, seed: int
+    ) -> None:
+        n = len(self.current)
+        while not self.score > threshold:  # settled: above by more than float noise
+            if self.drawn >= max_samples:
+                self.stop = STOP_BUDGET
+                return
+            subset_scores = [float(s) for s in scorer.leave_one_out(self.current)]
+            drop = _best_subset(subset_scores)
+            try:
+                (new,) = _draw(generator, context, 1, seed + self.drawn - n + 1)
+            except GeneratorExhausted:
+                self.stop = STOP_EXHAUSTED
+                return
+            self.steps.append(Step(self.score, tuple(subset_scores), drop, self.current[drop], new))
+            self.current[drop] = new
+            self.origin[drop] = self.drawn
+            self.drawn += 1
+            self.score = settle(scorer.score(self.current), threshold)
+            if self.score > self.best.score:
+                self.best = self.last

@@ -41,10 +41,22 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import catalog
+from ..context import RunContext
 from ..errors import InputError
-from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, resample_indices
+from ..io.readers import InputData
+from ..progress import track
+from ..registry import all_metrics, check_options, get_metric
+from ..scale.local import shared_input
+from .bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    Interval,
+    percentile_interval,
+    resample_indices,
+)
 from .correlate import as_numbers, coefficient_rows
-from .tevet import HUMAN, LABEL, best_threshold_accuracy
+from .tevet import HUMAN, LABEL, _resolve_metric, best_threshold_accuracy, read_tevet_csv
 
 #: The family of the authors' own per-set columns, and of the human score.
 AUTHORS = "Tevet & Berant's columns"
@@ -213,13 +225,7 @@ def _spearman_rows(values: np.ndarray, labels: np.ndarray, idx: np.ndarray) -> n
 
 
 def _interval(stats: np.ndarray, confidence: float, like: Interval) -> Interval:
-    finite = stats[np.isfinite(stats)]
-    dropped = int(len(stats) - len(finite))
-    if len(finite) * 2 < len(stats):
-        low = high = float("nan")
-    else:
-        alpha = (1 - confidence) / 2
-        low, high = (float(q) for q in np.quantile(finite, [alpha, 1 - alpha]))
+    low, high, dropped = percentile_interval(stats, confidence)
     return replace(like, low=low, high=high, dropped=dropped)
 
 
@@ -248,9 +254,6 @@ def difference(a: AgreementRow, b: AgreementRow, confidence: float = DEFAULT_CON
 @lru_cache(maxsize=1)
 def _families() -> dict[str, str]:
     """{metric: the title of its group in the family tables (as the documentation lists it)}."""
-    from .. import catalog
-    from ..registry import all_metrics
-
     all_metrics()
     out: dict[str, str] = {}
     for module_name in catalog.METRIC_MODULES:
@@ -271,8 +274,6 @@ def family_of(metric: str) -> str:
 def applicable_metrics() -> list[str]:
     """Registered metrics that apply to response sets with nothing else given (no references,
     no human texts): the default of ``meta agreement``."""
-    from ..registry import all_metrics
-
     return [
         name
         for name, m in all_metrics().items()
@@ -280,7 +281,7 @@ def applicable_metrics() -> list[str]:
     ]
 
 
-def author_columns(records: list[dict]) -> list[str]:
+def author_columns(records: Sequence[dict]) -> list[str]:
     """The file's ``metric_*`` columns that are per-set values (not their ``_std`` spreads)."""
     if not records:
         return []
@@ -292,14 +293,8 @@ def author_columns(records: list[dict]) -> list[str]:
 # ------------------------------------------------------------------ one file
 
 
-def _read(data: Any):
-    from ..io.readers import InputData, read_input
-
-    inp = data if isinstance(data, InputData) else read_input(str(data), "csv")
-    if inp.setting != "sets":
-        raise InputError("a Tevet & Berant file needs resp_0..resp_k columns", inp.path)
-    if not inp.records or LABEL not in inp.records[0]:
-        raise InputError(f"no {LABEL!r} column (the diversity parameter)", inp.path)
+def _read(data: Any) -> tuple[InputData, np.ndarray]:
+    inp = read_tevet_csv(data)
     for i, s in enumerate(inp.items):
         if len(s) < 2:
             line = inp.line_of(i)
@@ -341,32 +336,9 @@ def agreement(
         otherwise); model scores are shared through the process-wide score caches anyway.
     options: passed to the registered metrics (nli_model, embedding_model, cache_dir, ...).
     """
-    from ..context import RunContext
-    from ..registry import check_options, get_metric
-    from ..scale.local import shared_input
-    from .tevet import _resolve_metric
-
     inp, labels = _read(data)
-    path = inp.path
+    chosen = _chosen(inp, metrics, columns)
     binary = set(np.unique(labels).tolist()) <= {0.0, 1.0}
-    if metrics is None:
-        chosen: list[tuple[str, str, str | None]] = [
-            (m, "registry", None) for m in applicable_metrics()
-        ]
-        if columns:
-            chosen += [(c[len("metric_") :], "column", c) for c in author_columns(inp.records)]
-    else:
-        if not metrics:
-            raise InputError("name at least one metric (-m NAME)")
-        chosen = []
-        for name in metrics:
-            kind, column = _resolve_metric(name, inp.records)
-            if kind == "absent":
-                raise InputError(f"{name!r}: this file has no human scores ({HUMAN})", path)
-            if kind == "registry":
-                get_metric(name)  # an unknown name is the caller's error, not a failed row
-            chosen.append((name, kind, column))
-
     n = len(inp.items)
     idx = resample_indices(n, n_resamples, 1.0, True, seed) if n_resamples else None
     template = (
@@ -377,46 +349,81 @@ def agreement(
     ctx = context if context is not None else RunContext(progress=progress)
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
     check_options(run_options, [get_metric(m) for m, k, _ in chosen if k == "registry"])
-
-    from ..progress import track
-
     rows: list[AgreementRow] = []
     for name, kind, column in track(
         chosen, f"agreement: {len(chosen)} metrics", total=len(chosen), enabled=progress or False
     ):
         if kind == "column":
             assert column is not None
-            family = PEOPLE if column == HUMAN else AUTHORS
-            base = AgreementRow(path, name, family, f"column:{column}", "higher")
-            try:
-                values = as_numbers(inp.column(column), column)
-            except InputError as exc:
-                rows.append(replace(base, error=exc.problem))
-                continue
-            signature = f"column:{column}"
+            base, values, signature = _column_values(inp, name, column)
         else:
-            m = get_metric(name)
-            base = AgreementRow(path, name, family_of(name), "registry", m.direction)
-            t0 = time.perf_counter()
-            try:
-                s = m(shared_input(inp.items, m, run_options, ctx), context=ctx, **run_options)
-                values = np.asarray(s.items, dtype=float)
-                if values.shape != (n,):
-                    raise InputError(f"gave {values.size} values for {n} sets")
-            except Exception as exc:  # any failure: the metric's row says why, the others go on
-                text = (
-                    exc.problem if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
-                )
-                rows.append(
-                    replace(base, error=text.splitlines()[0] if text else type(exc).__name__)
-                )
-                continue
-            signature = s.signature
-            base = replace(base, seconds=time.perf_counter() - t0)
+            base, values, signature = _metric_values(inp, name, ctx, run_options)
+        if values is None:
+            rows.append(base)
+            continue
         rows.append(_row(base, values, labels, binary, idx, template, confidence, signature))
     rows = ranked(rows, confidence)
     how = "" if template is None else template.describe()
-    return Agreement(path, n, binary, rows, how, confidence)
+    return Agreement(inp.path, n, binary, rows, how, confidence)
+
+
+def _chosen(
+    inp: InputData, metrics: Sequence[str] | None, columns: bool
+) -> list[tuple[str, str, str | None]]:
+    """(name, "registry" or "column", the column) of each metric to measure: ``metrics``, or
+    every applicable registered metric and (with ``columns``) the authors' columns."""
+    if metrics is None:
+        chosen: list[tuple[str, str, str | None]] = [
+            (m, "registry", None) for m in applicable_metrics()
+        ]
+        if columns:
+            chosen += [(c[len("metric_") :], "column", c) for c in author_columns(inp.records)]
+        return chosen
+    if not metrics:
+        raise InputError("name at least one metric (-m NAME)")
+    chosen = []
+    for name in metrics:
+        kind, column = _resolve_metric(name, inp.records)
+        if kind == "absent":
+            raise InputError(f"{name!r}: this file has no human scores ({HUMAN})", inp.path)
+        if kind == "registry":
+            get_metric(name)  # an unknown name is the caller's error, not a failed row
+        chosen.append((name, kind, column))
+    return chosen
+
+
+def _column_values(
+    inp: InputData, name: str, column: str
+) -> tuple[AgreementRow, np.ndarray | None, str]:
+    """(the row so far, the per-set values or None where the column fails, the signature) of
+    one of the file's columns."""
+    family = PEOPLE if column == HUMAN else AUTHORS
+    base = AgreementRow(inp.path, name, family, f"column:{column}", "higher")
+    try:
+        values = as_numbers(inp.column(column), column)
+    except InputError as exc:
+        return replace(base, error=exc.problem), None, ""
+    return base, values, f"column:{column}"
+
+
+def _metric_values(
+    inp: InputData, name: str, ctx: RunContext, run_options: dict[str, Any]
+) -> tuple[AgreementRow, np.ndarray | None, str]:
+    """(the row so far, the per-set values or None where the metric fails, the signature) of a
+    registered metric, timed; any failure is the row's error, and the other metrics go on."""
+    m = get_metric(name)
+    base = AgreementRow(inp.path, name, family_of(name), "registry", m.direction)
+    n = len(inp.items)
+    t0 = time.perf_counter()
+    try:
+        s = m(shared_input(inp.items, m, run_options, ctx), context=ctx, **run_options)
+        values = np.asarray(s.items, dtype=float)
+        if values.shape != (n,):
+            raise InputError(f"gave {values.size} values for {n} sets")
+    except Exception as exc:  # any failure: the metric's row says why, the others go on
+        text = exc.problem if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        return replace(base, error=text.splitlines()[0] if text else type(exc).__name__), None, ""
+    return replace(base, seconds=time.perf_counter() - t0), values, s.signature
 
 
 def _row(base, values, labels, binary, idx, template, confidence, signature) -> AgreementRow:

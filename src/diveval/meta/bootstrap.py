@@ -121,17 +121,21 @@ def bootstrap(
         values = np.asarray(statistic(*[c[idx] for c in cols]), dtype=float)
     else:
         values = np.array([statistic(*[c[row] for c in cols]) for row in idx], dtype=float)
+    low, high, dropped = percentile_interval(values, confidence)
+    interval = Interval(low, high, confidence, n_resamples, idx.shape[1], replace, seed, dropped)
+    return (interval, values) if return_values else interval
+
+
+def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float, int]:
+    """(low, high, dropped): the percentile interval of the finite resampled statistics, and how
+    many were not finite; NaN bounds when more than half of them were not."""
     finite = values[np.isfinite(values)]
     dropped = int(len(values) - len(finite))
     if len(finite) * 2 < len(values):
-        low = high = float("nan")
-    else:
-        alpha = (1 - confidence) / 2
-        low, high = np.quantile(finite, [alpha, 1 - alpha])
-    interval = Interval(
-        float(low), float(high), confidence, n_resamples, idx.shape[1], replace, seed, dropped
-    )
-    return (interval, values) if return_values else interval
+        return float("nan"), float("nan"), dropped
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return float(low), float(high), dropped
 
 
 def half_sample_bootstrap(

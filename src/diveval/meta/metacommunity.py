@@ -37,6 +37,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..results import make_signature
+from ..semantic.hill import parse_q
+from ..semantic.pair_similarity import set_similarities
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 
 MEASURES = ("gamma", "alpha", "beta", "raw_alpha", "raw_beta")
@@ -148,8 +150,6 @@ def _similarities(
 ) -> tuple[list[np.ndarray], dict[str, Any]]:
     if similarity == EXACT:
         return [_exact_matrix(p) for p in pools], {"sim": EXACT}
-    from ..semantic.pair_similarity import set_similarities
-
     _, matrices, params = set_similarities(
         pools, similarity, "across", context=context, **dict(options)
     )
@@ -173,44 +173,11 @@ def across_systems(
     similarity: ``cosine`` (default), ``exact``, or any of ``pair_similarity.SIMILARITIES``;
     model_options: the embedding / NLI model settings the similarity takes.
     """
-    from ..semantic.hill import parse_q
-
     q = parse_q(q)
     similarity = similarity or DEFAULT_SIMILARITY
-    systems = sorted({str(s) for answers in groups.values() for s in answers})
-    if len(systems) < 2:
-        raise InputError(
-            f"--across needs at least 2 systems, found {len(systems)}"
-            + (f" ({systems[0]})" if systems else "")
-        )
-    prompts, pools, blocks, skipped = [], [], [], []
-    for prompt, answers in groups.items():
-        named = {str(s): list(r) for s, r in answers.items()}
-        if set(named) != set(systems) or any(not named[s] for s in systems):
-            skipped.append(str(prompt))
-            continue
-        for s in systems:
-            for text in named[s]:
-                if not isinstance(text, str) or not text.strip():
-                    raise InputError(f"prompt {prompt!r}, system {s!r}: an empty response")
-        prompts.append(str(prompt))
-        pools.append([t for s in systems for t in named[s]])
-        blocks.append([len(named[s]) for s in systems])
-    if len(prompts) < 2:
-        raise InputError(
-            f"--across needs at least 2 prompts answered by every system ({', '.join(systems)}); "
-            f"found {len(prompts)}"
-        )
+    systems, prompts, pools, blocks, skipped = _pools(groups)
     matrices, sim_params = _similarities(pools, similarity, context, model_options)
-    per_prompt = {m: np.empty(len(prompts)) for m in MEASURES}
-    pair_means = np.zeros((len(systems), len(systems)))
-    for i, (z, sizes) in enumerate(zip(matrices, blocks)):
-        owner = np.repeat(np.arange(len(systems)), sizes)
-        counts = (owner[:, None] == np.arange(len(systems))[None, :]).astype(np.float64)
-        for name, value in decompose(counts, z, q).items():
-            per_prompt[name][i] = value
-        pair_means += _block_means(z, owner, len(systems))
-    sim_matrix = pair_means / len(prompts)
+    per_prompt, sim_matrix = _per_prompt(matrices, blocks, len(systems), q)
     values = {m: float(per_prompt[m].mean()) for m in MEASURES}
     intervals = {
         m: bootstrap(
@@ -251,6 +218,53 @@ def across_systems(
         tuple(skipped),
         tuple(warnings),
     )
+
+
+def _pools(
+    groups: Mapping[Any, Mapping[Any, Sequence[str]]],
+) -> tuple[list[str], list[str], list[list[str]], list[list[int]], list[str]]:
+    """(systems, prompts, each prompt's pooled responses in system order, each system's number
+    of responses in each pool, the prompts skipped: not answered by every system)."""
+    systems = sorted({str(s) for answers in groups.values() for s in answers})
+    if len(systems) < 2:
+        raise InputError(
+            f"--across needs at least 2 systems, found {len(systems)}"
+            + (f" ({systems[0]})" if systems else "")
+        )
+    prompts, pools, blocks, skipped = [], [], [], []
+    for prompt, answers in groups.items():
+        named = {str(s): list(r) for s, r in answers.items()}
+        if set(named) != set(systems) or any(not named[s] for s in systems):
+            skipped.append(str(prompt))
+            continue
+        for s in systems:
+            for text in named[s]:
+                if not isinstance(text, str) or not text.strip():
+                    raise InputError(f"prompt {prompt!r}, system {s!r}: an empty response")
+        prompts.append(str(prompt))
+        pools.append([t for s in systems for t in named[s]])
+        blocks.append([len(named[s]) for s in systems])
+    if len(prompts) < 2:
+        raise InputError(
+            f"--across needs at least 2 prompts answered by every system ({', '.join(systems)}); "
+            f"found {len(prompts)}"
+        )
+    return systems, prompts, pools, blocks, skipped
+
+
+def _per_prompt(
+    matrices: list[np.ndarray], blocks: list[list[int]], n_systems: int, q: float
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """(each measure per prompt, the systems x systems mean similarity over prompts)."""
+    per_prompt = {m: np.empty(len(matrices)) for m in MEASURES}
+    pair_means = np.zeros((n_systems, n_systems))
+    for i, (z, sizes) in enumerate(zip(matrices, blocks)):
+        owner = np.repeat(np.arange(n_systems), sizes)
+        counts = (owner[:, None] == np.arange(n_systems)[None, :]).astype(np.float64)
+        for name, value in decompose(counts, z, q).items():
+            per_prompt[name][i] = value
+        pair_means += _block_means(z, owner, n_systems)
+    return per_prompt, pair_means / len(matrices)
 
 
 def _block_means(z: np.ndarray, owner: np.ndarray, n_systems: int) -> np.ndarray:

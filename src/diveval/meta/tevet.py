@@ -33,7 +33,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..io.readers import InputData, read_input
 from ..registry import get_metric
+from ..scale.local import score
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 from .correlate import Correlation, as_numbers, correlate
 
@@ -165,18 +167,7 @@ def tevet_test(
         ties, which moves Spearman in the third decimal.
     options: passed to registry metrics (vocab, nli_model, embedding_model, ...).
     """
-    from ..io.readers import InputData, read_input
-
-    inp = data if isinstance(data, InputData) else read_input(str(data), "csv")
-    if inp.setting != "sets":
-        raise InputError("a Tevet & Berant file needs resp_0..resp_k columns", inp.path)
-    if not inp.records or LABEL not in inp.records[0]:
-        raise InputError(f"no {LABEL!r} column (the diversity parameter)", inp.path)
-    if not metrics:
-        raise InputError("name at least one metric (--metric NAME)")
-    labels = as_numbers(inp.column(LABEL), LABEL)
-    human = as_numbers(inp.column(HUMAN), HUMAN) if HUMAN in inp.records[0] else None
-    binary = _is_binary(labels[np.isfinite(labels)])
+    inp, labels, human = _read_tevet_file(data, metrics)
     boot: dict[str, Any] = dict(
         n_resamples=n_resamples,
         confidence=confidence,
@@ -184,13 +175,10 @@ def tevet_test(
         replace=replace,
         seed=seed,
     )
-
     resolved = [(m, *_resolve_metric(m, inp.records)) for m in metrics]
     registry_names = [m for m, kind, _ in resolved if kind == "registry"]
     computed: dict[str, Any] = {}
     if registry_names:
-        from ..scale.local import score
-
         computed = score(
             inp.items,
             registry_names,
@@ -199,25 +187,19 @@ def tevet_test(
             progress=progress,
             **options,
         )
-
+    binary = _is_binary(labels[np.isfinite(labels)])
     rows: list[TevetRow] = []
     for name, kind, column in resolved:
         if kind == "absent":
             continue
-        direction = "higher"  # the authors' columns: higher = more diverse
         if kind == "column":
             assert column is not None
             values = as_numbers(inp.column(column), column)
-            source, signature = f"column:{column}", None
+            # the authors' columns: higher = more diverse
+            source, signature, direction = f"column:{column}", None, "higher"
         else:
-            s = computed[name]
-            values = np.asarray(s.items, dtype=float)
-            if decimals is not None:
-                values = np.round(values, decimals)
-            source, signature = "registry", s.signature
-            direction = get_metric(name).direction
-            if decimals is not None:
-                signature += f" (rounded to {decimals} decimals)"
+            values, signature = _registry_values(computed[name], decimals)
+            source, direction = "registry", get_metric(name).direction
         param = correlate(
             values, labels, ("spearman", "pearson"), x_name=name, y_name=LABEL, **boot
         )
@@ -226,24 +208,61 @@ def tevet_test(
             hum = correlate(
                 values, human, ("spearman", "pearson"), x_name=name, y_name=HUMAN, **boot
             )
-        acc = None
-        if binary:
-            keep = np.isfinite(values) & np.isfinite(labels)
-            sign = -1.0 if direction == "lower" else 1.0
-            oriented = sign * values[keep]  # higher = more diverse, whatever the metric
-            a, t = best_threshold_accuracy(oriented, labels[keep])
-            interval = None
-            if n_resamples:
-                interval = bootstrap(
-                    lambda v, y, t=t: float(np.mean((v > t) == (y == 1))),
-                    oriented,
-                    labels[keep],
-                    **boot,
-                )
-            acc = Accuracy(a, sign * t, interval, direction)
+        acc = _accuracy(values, labels, direction, boot) if binary else None
         rows.append(
             TevetRow(
                 name, source, int(np.isfinite(values).sum()), param, hum, acc, signature, values
             )
         )
     return rows
+
+
+def read_tevet_csv(data: Any) -> InputData:
+    """A Tevet & Berant CSV (a path or ``InputData``), checked: response sets and the diversity
+    parameter's column."""
+    inp = data if isinstance(data, InputData) else read_input(str(data), "csv")
+    if inp.setting != "sets":
+        raise InputError("a Tevet & Berant file needs resp_0..resp_k columns", inp.path)
+    if not inp.records or LABEL not in inp.records[0]:
+        raise InputError(f"no {LABEL!r} column (the diversity parameter)", inp.path)
+    return inp
+
+
+def _read_tevet_file(
+    data: Any, metrics: Sequence[str]
+) -> tuple[InputData, np.ndarray, np.ndarray | None]:
+    """(the input, its diversity parameter, its human scores where it has them), checked."""
+    inp = read_tevet_csv(data)
+    if not metrics:
+        raise InputError("name at least one metric (--metric NAME)")
+    labels = as_numbers(inp.column(LABEL), LABEL)
+    human = as_numbers(inp.column(HUMAN), HUMAN) if HUMAN in inp.records[0] else None
+    return inp, labels, human
+
+
+def _registry_values(s: Any, decimals: int | None) -> tuple[np.ndarray, str]:
+    """(per-row values, signature) of a computed registry score, rounded where asked."""
+    values = np.asarray(s.items, dtype=float)
+    if decimals is None:
+        return values, s.signature
+    return np.round(values, decimals), s.signature + f" (rounded to {decimals} decimals)"
+
+
+def _accuracy(
+    values: np.ndarray, labels: np.ndarray, direction: str, boot: dict[str, Any]
+) -> Accuracy:
+    """The best single-threshold accuracy of the metric on the binary label (the OCA), with its
+    bootstrap interval where resamples are asked for."""
+    keep = np.isfinite(values) & np.isfinite(labels)
+    sign = -1.0 if direction == "lower" else 1.0
+    oriented = sign * values[keep]  # higher = more diverse, whatever the metric
+    a, t = best_threshold_accuracy(oriented, labels[keep])
+    interval = None
+    if boot["n_resamples"]:
+        interval = bootstrap(
+            lambda v, y, t=t: float(np.mean((v > t) == (y == 1))),
+            oriented,
+            labels[keep],
+            **boot,
+        )
+    return Accuracy(a, sign * t, interval, direction)

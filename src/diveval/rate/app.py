@@ -21,6 +21,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, StrictInt
 
+from ..errors import InputError
+from .aggregate import aggregate
 from .export import DEFAULT_METRICS, export_rows, rows_to_csv
 from .guard import MAX_BODY, Backoff, LimitBody
 from .store import Conflict, Store
@@ -69,14 +71,80 @@ def create_app(
     max_body: int = MAX_BODY,
 ) -> FastAPI:
     """The ASGI app; ``open_registration`` None follows the study's own choice (``init --open``)."""
-    store = Store(study.db_path)
-    sid = study_id(study)
     is_open = study.open if open_registration is None else open_registration
     guard = backoff if backoff is not None else Backoff()  # an empty one has len 0
-    static = resources.files("diveval.rate") / "static"
+    access = Access(study, Store(study.db_path), admin_token, guard)
     app = FastAPI(title="diveval rate", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(LimitBody, limit=max_body)
+    _add_headers_and_errors(app)
+    _add_pages(app, is_open)
+    _add_rater_api(app, access, is_open)
+    _add_admin_api(app, access, is_open)
+    return app
 
+
+class Access:
+    """Who may do what: the rater behind a token, the admin token, the pages a rater may score;
+    wrong tokens slow their client down (``guard``)."""
+
+    def __init__(self, study: Study, store: Store, admin_token: str, guard: Backoff) -> None:
+        self.study, self.store, self.guard = study, store, guard
+        self.sid = study_id(study)
+        self._admin_token = admin_token
+
+    def checked(self, request: Request, token: str | None, lookup) -> Any:
+        """lookup(token) under the client's backoff: None (no token, or a wrong one) or a value."""
+        if not token:
+            return None
+        client = request.client.host if request.client else "?"
+        wait = self.guard.wait_left(client)
+        if wait > 0:
+            raise HTTPException(
+                429,
+                f"too many wrong links from your address: try again in {wait:.0f} s",
+                headers={"Retry-After": str(max(1, round(wait)))},
+            )
+        found = lookup(token)
+        if found is None:
+            self.guard.fail(client)
+        else:
+            self.guard.succeed(client)
+        return found
+
+    def rater(self, request: Request, token: str | None) -> str:
+        name = self.checked(request, token, self.store.rater_for)
+        if name is None:
+            raise HTTPException(401, "unknown rater: open the private link you were given")
+        return str(name)
+
+    def order(self, rater: str, page: int) -> list[str]:
+        """The systems of ``page`` in the rater's order; the page must be theirs and open."""
+        pages = len(self.study.pages)
+        found = self.store.assignment(rater, page) if 0 <= page < pages else None
+        if found is None:
+            raise HTTPException(404, f"page {page} is not assigned to you")
+        if found[1]:
+            raise HTTPException(409, f"page {page} was already submitted")
+        return found[0]
+
+    def open_page(
+        self, request: Request, token: str | None, study: str, page: int
+    ) -> tuple[str, list[str]]:
+        """(rater, the page's systems in their order) for a change to one of their open pages."""
+        rater = self.rater(request, token)
+        if study != self.sid:
+            raise HTTPException(404, "unknown study: reload the page")
+        return rater, self.order(rater, page)
+
+    def require_admin(self, request: Request, token: str | None) -> None:
+        def is_admin(given: str) -> bool | None:
+            return True if hmac.compare_digest(given.encode(), self._admin_token.encode()) else None
+
+        if not self.checked(request, token, is_admin):
+            raise HTTPException(403, "the admin token printed at `diveval rate serve` is needed")
+
+
+def _add_headers_and_errors(app: FastAPI) -> None:
     @app.middleware("http")
     async def security_headers(request: Request, call_next):
         response = await call_next(request)
@@ -92,45 +160,10 @@ def create_app(
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid request')}"}, 422)
 
-    def client_of(request: Request) -> str:
-        return request.client.host if request.client else "?"
 
-    def checked(request: Request, token: str | None, lookup) -> Any:
-        """lookup(token) under the client's backoff: None (no token, or a wrong one) or a value."""
-        if not token:
-            return None
-        client = client_of(request)
-        wait = guard.wait_left(client)
-        if wait > 0:
-            raise HTTPException(
-                429,
-                f"too many wrong links from your address: try again in {wait:.0f} s",
-                headers={"Retry-After": str(max(1, round(wait)))},
-            )
-        found = lookup(token)
-        if found is None:
-            guard.fail(client)
-        else:
-            guard.succeed(client)
-        return found
-
-    def rater_of(request: Request, token: str | None) -> str:
-        name = checked(request, token, store.rater_for)
-        if name is None:
-            raise HTTPException(401, "unknown rater: open the private link you were given")
-        return str(name)
-
-    def check_study(given: str) -> None:
-        if given != sid:
-            raise HTTPException(404, "unknown study: reload the page")
-
-    def order_of(rater: str, page: int) -> list[str]:
-        found = store.assignment(rater, page) if 0 <= page < len(study.pages) else None
-        if found is None:
-            raise HTTPException(404, f"page {page} is not assigned to you")
-        if found[1]:
-            raise HTTPException(409, f"page {page} was already submitted")
-        return found[0]
+def _add_pages(app: FastAPI, is_open: bool) -> None:
+    """The rater and admin pages and their static files."""
+    static = resources.files("diveval.rate") / "static"
 
     def asset(name: str) -> FileResponse:
         return FileResponse(str(static / name))
@@ -156,6 +189,10 @@ def create_app(
     def favicon() -> FileResponse:
         return FileResponse(str(static / "favicon.svg"), media_type="image/svg+xml")
 
+
+def _add_rater_api(app: FastAPI, access: Access, is_open: bool) -> None:
+    study, store = access.study, access.store
+
     @app.post("/api/raters", status_code=201)
     def add_rater(body: NewRater) -> dict[str, str]:
         if not is_open:
@@ -176,13 +213,13 @@ def create_app(
 
     @app.get("/api/page")
     def next_page(request: Request, x_rater_token: str | None = Header(None)) -> dict[str, Any]:
-        rater = rater_of(request, x_rater_token)
+        rater = access.rater(request, x_rater_token)
         page = store.open_page(rater, len(study.pages), study.order_for)
         done = store.progress(rater)
-        base = {"study": sid, "rater": rater, "done": done, "total": len(study.pages)}
+        base = {"study": access.sid, "rater": rater, "done": done, "total": len(study.pages)}
         if page is None:
             return {**base, "finished": True}
-        order = order_of(rater, page)
+        order = access.order(rater, page)
         saved = store.scores(rater, page)
         sets = study.page_sets(page)
         return {
@@ -199,9 +236,7 @@ def create_app(
     def put_score(
         request: Request, page: int, body: ScoreIn, x_rater_token: str | None = Header(None)
     ):
-        rater = rater_of(request, x_rater_token)
-        check_study(body.study)
-        order = order_of(rater, page)
+        rater, order = access.open_page(request, x_rater_token, body.study, page)
         if not 1 <= body.set <= len(order):
             raise HTTPException(404, f"there is no Set {body.set} on this page")
         try:
@@ -216,9 +251,7 @@ def create_app(
     def submit(
         request: Request, page: int, body: SubmitIn, x_rater_token: str | None = Header(None)
     ):
-        rater = rater_of(request, x_rater_token)
-        check_study(body.study)
-        order = order_of(rater, page)
+        rater, order = access.open_page(request, x_rater_token, body.study, page)
         if len(body.scores) != len(order):
             raise HTTPException(422, f"every one of the {len(order)} sets needs a score")
         for i, value in enumerate(body.scores):
@@ -230,16 +263,13 @@ def create_app(
             raise HTTPException(409, str(exc)) from None
         return {"submitted": True, "done": store.progress(rater)}
 
-    def is_admin(token: str) -> bool | None:
-        return True if hmac.compare_digest(token.encode(), admin_token.encode()) else None
 
-    def require_admin(request: Request, token: str | None) -> None:
-        if not checked(request, token, is_admin):
-            raise HTTPException(403, "the admin token printed at `diveval rate serve` is needed")
+def _add_admin_api(app: FastAPI, access: Access, is_open: bool) -> None:
+    study, store = access.study, access.store
 
     @app.post("/api/admin/raters", status_code=201)
     def invite(request: Request, body: NewRater, x_admin_token: str | None = Header(None)):
-        require_admin(request, x_admin_token)
+        access.require_admin(request, x_admin_token)
         try:
             token = store.invite([body.name])[body.name]
         except ValueError as exc:
@@ -252,13 +282,11 @@ def create_app(
     def status(
         request: Request, token: str | None = None, x_admin_token: str | None = Header(None)
     ):
-        require_admin(request, token or x_admin_token)
+        access.require_admin(request, token or x_admin_token)
         counts = store.page_counts()
-        from .aggregate import aggregate
-
         agg = aggregate(store.submitted_ratings(), min_raters=study.raters)
         return {
-            "study": sid,
+            "study": access.sid,
             "systems": len(study.systems),
             "needed": study.raters,
             "open": is_open,
@@ -284,11 +312,9 @@ def create_app(
         token: str | None = None,
         x_admin_token: str | None = Header(None),
     ):
-        require_admin(request, token or x_admin_token)
+        access.require_admin(request, token or x_admin_token)
         if which not in {"systems", "sets"}:
             raise HTTPException(404, "export systems.csv or sets.csv")
-        from ..errors import InputError
-
         try:
             systems, sets, _ = export_rows(study, DEFAULT_METRICS)
         except InputError as exc:
@@ -296,5 +322,3 @@ def create_app(
         return PlainTextResponse(
             rows_to_csv(systems if which == "systems" else sets), media_type="text/csv"
         )
-
-    return app

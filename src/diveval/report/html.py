@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..io import json_out
 from . import svg
@@ -83,6 +83,22 @@ def _num_td(v: Any, text: str | None = None, cls: str = "num") -> str:
 # -- sections -------------------------------------------------------------------------------
 
 
+def _head(corner: str, columns: Sequence[str]) -> str:
+    """The header cells of a table with a column per name (escaped) after ``corner``."""
+    return f'<th scope="col">{corner}</th>' + "".join(
+        f'<th scope="col">{escape(c)}</th>' for c in columns
+    )
+
+
+def _row(label: str, cells: Iterable[str]) -> str:
+    """A table row: ``label`` (HTML) heads it, then a number cell per text."""
+    return (
+        f'<tr><th scope="row">{label}</th>'
+        + "".join(f'<td class="num">{c}</td>' for c in cells)
+        + "</tr>"
+    )
+
+
 def _across_part(r: Report) -> str:
     """`score --across`: how alike the systems' answers are (beta) and the similarity heatmap."""
     parts = []
@@ -127,6 +143,15 @@ def _systems_section(r: Report) -> str:
     metrics: list[str] = []
     for s in systems:
         metrics += [m for m in c.systems[s] if m not in metrics]
+    table = _systems_table(r, systems, metrics)
+    charts = _systems_charts(r, systems, metrics)
+    body = table + charts + _levels_part(r) + _across_part(r)
+    return _section("systems", "Systems side by side", body)
+
+
+def _best_systems(r: Report, systems: list[str], metrics: list[str]) -> dict[str, str]:
+    """The most diverse system of each metric whose direction is known (of two or more)."""
+    c = r.collected
     best: dict[str, str] = {}
     for m in metrics:
         d = r.directions.get(m)
@@ -134,6 +159,13 @@ def _systems_section(r: Report) -> str:
         vals = [(v, s) for v, s in vals if math.isfinite(v)]
         if d in ARROWS and len(vals) > 1:
             best[m] = (max(vals) if d == "higher" else min(vals))[1]
+    return best
+
+
+def _systems_table(r: Report, systems: list[str], metrics: list[str]) -> str:
+    """The legend, the sortable table of every metric per system, and the intervals' note."""
+    c = r.collected
+    best = _best_systems(r, systems, metrics)
     head = _th_sort("system") + (_th_sort("sets") if c.sizes else "")
     for m in metrics:
         d = r.directions.get(m)
@@ -183,25 +215,28 @@ def _systems_section(r: Report) -> str:
         f"{escape(c.by) if c.by else 'system'}</caption><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
-    levels = ""
-    if c.levels:
-        lrows = "".join(
-            f'<tr><th scope="row">{escape(str(x["metric"]))}</th><td>{escape(str(x["level"]))}</td>'
-            f'{_num_td(x["value"])}<td class="num">[{_n(x["low"], 3)}, {_n(x["high"], 3)}]</td>'
-            f"<td>{ARROWS.get(r.directions.get(x['metric'], ''), '')} "
-            f"{escape(r.directions.get(x['metric'], ''))}</td></tr>"
-            for x in c.levels
-        )
-        levels = (
-            "<h3>Reporting levels</h3><table><caption>Each metric at its reporting level "
-            "(Kirk et al. 2024), with the run's bootstrap interval</caption><thead><tr>"
-            '<th scope="col">metric</th><th scope="col">level</th><th scope="col">value</th>'
-            '<th scope="col">interval</th><th scope="col">more diverse</th></tr></thead>'
-            f"<tbody>{lrows}</tbody></table>"
-        )
-    charts = _systems_charts(r, systems, metrics)
-    body = legend + table + note + charts + levels + _across_part(r)
-    return _section("systems", "Systems side by side", body)
+    return legend + table + note
+
+
+def _levels_part(r: Report) -> str:
+    """Each metric at its reporting level (Kirk et al. 2024), where the run reported them."""
+    c = r.collected
+    if not c.levels:
+        return ""
+    lrows = "".join(
+        f'<tr><th scope="row">{escape(str(x["metric"]))}</th><td>{escape(str(x["level"]))}</td>'
+        f'{_num_td(x["value"])}<td class="num">[{_n(x["low"], 3)}, {_n(x["high"], 3)}]</td>'
+        f"<td>{ARROWS.get(r.directions.get(x['metric'], ''), '')} "
+        f"{escape(r.directions.get(x['metric'], ''))}</td></tr>"
+        for x in c.levels
+    )
+    return (
+        "<h3>Reporting levels</h3><table><caption>Each metric at its reporting level "
+        "(Kirk et al. 2024), with the run's bootstrap interval</caption><thead><tr>"
+        '<th scope="col">metric</th><th scope="col">level</th><th scope="col">value</th>'
+        '<th scope="col">interval</th><th scope="col">more diverse</th></tr></thead>'
+        f"<tbody>{lrows}</tbody></table>"
+    )
 
 
 def _systems_charts(r: Report, systems: list[str], metrics: list[str]) -> str:
@@ -251,15 +286,8 @@ def _agreement_section(r: Report) -> str:
         desc,
         "agreement",
     )
-    head = '<th scope="col">metric</th>' + "".join(
-        f'<th scope="col">{escape(m)}</th>' for m in labels
-    )
-    body = "".join(
-        f'<tr><th scope="row">{escape(m)}</th>'
-        + "".join(f'<td class="num">{_n(v, 2)}</td>' for v in row)
-        + "</tr>"
-        for m, row in zip(labels, matrix)
-    )
+    head = _head("metric", labels)
+    body = "".join(_row(escape(m), (_n(v, 2) for v in row)) for m, row in zip(labels, matrix))
     table = (
         f"<table><caption>Spearman ρ between the per-set values of each pair of metrics "
         f"({n_sets} sets, all systems pooled)</caption><thead><tr>{head}</tr></thead>"
@@ -274,115 +302,113 @@ def _agreement_section(r: Report) -> str:
 
 def _curves_section(r: Report) -> str:
     c = r.collected
-    parts = []
-    for metric, per_system in c.curves.items():
-        names = list(per_system)
-        series = [
-            (
-                s,
-                [p["k"] for p in per_system[s]],
-                [p["mean"] for p in per_system[s]],
-                [p.get("low", p["mean"]) for p in per_system[s]],
-                [p.get("high", p["mean"]) for p in per_system[s]],
-            )
-            for s in names
-        ]
-        desc = "; ".join(
-            f"{s}: " + ", ".join(f"k={p['k']:g} {p['mean']:.3f}" for p in per_system[s])
-            for s in names
+    parts = [_distinct_at_k_part(metric, per_system) for metric, per_system in c.curves.items()]
+    parts += [_profile_part(metric, per_system) for metric, per_system in c.profiles.items()]
+    parts += [_rarefaction_part(name, per_system) for name, per_system in c.rarefaction.items()]
+    parts += [_length_bias_part(run) for run in c.length_bias]
+    if not parts:
+        return ""
+    return _section("size-length", "Sample size and length", "".join(parts))
+
+
+def _distinct_at_k_part(metric: str, per_system: dict[str, list[dict[str, Any]]]) -> str:
+    """Distinct-n of random subsets of k responses against k, a line per system (distinct@k)."""
+    names = list(per_system)
+    series = [
+        (
+            s,
+            [p["k"] for p in per_system[s]],
+            [p["mean"] for p in per_system[s]],
+            [p.get("low", p["mean"]) for p in per_system[s]],
+            [p.get("high", p["mean"]) for p in per_system[s]],
         )
-        chart = svg.lines(
-            series,
+        for s in names
+    ]
+    desc = "; ".join(
+        f"{s}: " + ", ".join(f"k={p['k']:g} {p['mean']:.3f}" for p in per_system[s]) for s in names
+    )
+    chart = svg.lines(
+        series,
+        svg.Labels(
             f"{metric}: Distinct-n of random subsets of k responses, per system",
             desc,
             "k (responses in the subset, log scale)",
             "Distinct-n",
             _ident("curve-" + metric),
-            log_x=True,
+        ),
+        log_x=True,
+    )
+    ks = sorted({p["k"] for s in names for p in per_system[s]})
+    head = _head("k", names)
+    body = "".join(
+        _row(
+            f"{k:g}",
+            (_n(next((p["mean"] for p in per_system[s] if p["k"] == k), None), 3) for s in names),
         )
-        ks = sorted({p["k"] for s in names for p in per_system[s]})
-        head = '<th scope="col">k</th>' + "".join(
-            f'<th scope="col">{escape(s)}</th>' for s in names
-        )
-        body = ""
-        for k in ks:
-            cells = "".join(
-                f'<td class="num">{_n(next((p["mean"] for p in per_system[s] if p["k"] == k), None), 3)}</td>'
-                for s in names
+        for k in ks
+    )
+    table = (
+        f"<table><caption>{escape(metric)}: mean Distinct-n at each k</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+    return f"<h3>{escape(metric)} (distinct@k)</h3>" + svg.legend(names) + _figure(chart, table)
+
+
+def _length_bias_part(run: dict[str, Any]) -> str:
+    """Each metric against response length, a line per metric (`diveval meta length-bias`)."""
+    metrics = list(run["metrics"])
+    lengths = run["lengths"]
+    series = []
+    for m in metrics:
+        mean = run["metrics"][m]["mean"]
+        std = run["metrics"][m].get("std") or [0.0] * len(mean)
+        series.append(
+            (
+                m,
+                lengths,
+                mean,
+                [a - b for a, b in zip(mean, std)],
+                [a + b for a, b in zip(mean, std)],
             )
-            body += f'<tr><th scope="row">{k:g}</th>{cells}</tr>'
-        table = (
-            f"<table><caption>{escape(metric)}: mean Distinct-n at each k</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
-        parts.append(
-            f"<h3>{escape(metric)} (distinct@k)</h3>" + svg.legend(names) + _figure(chart, table)
-        )
-    parts += [_profile_part(metric, per_system) for metric, per_system in c.profiles.items()]
-    parts += [_rarefaction_part(name, per_system) for name, per_system in c.rarefaction.items()]
-    for run in c.length_bias:
-        metrics = list(run["metrics"])
-        lengths = run["lengths"]
-        series = []
-        for m in metrics:
-            mean = run["metrics"][m]["mean"]
-            std = run["metrics"][m].get("std") or [0.0] * len(mean)
-            series.append(
-                (
-                    m,
-                    lengths,
-                    mean,
-                    [a - b for a, b in zip(mean, std)],
-                    [a + b for a, b in zip(mean, std)],
-                )
-            )
-        desc = "; ".join(
-            f"{m}: slope {run['metrics'][m]['trend']['slope']:+.5f} per token, "
-            f"{run['metrics'][m]['trend']['first']:.3f} at length {lengths[0]} to "
-            f"{run['metrics'][m]['trend']['last']:.3f} at {lengths[-1]}"
-            for m in metrics
-            if "trend" in run["metrics"][m]
-        )
-        source = str(run.get("source", "?"))
-        chart = svg.lines(
-            series,
+    desc = "; ".join(
+        f"{m}: slope {run['metrics'][m]['trend']['slope']:+.5f} per token, "
+        f"{run['metrics'][m]['trend']['first']:.3f} at length {lengths[0]} to "
+        f"{run['metrics'][m]['trend']['last']:.3f} at {lengths[-1]}"
+        for m in metrics
+        if "trend" in run["metrics"][m]
+    )
+    source = str(run.get("source", "?"))
+    chart = svg.lines(
+        series,
+        svg.Labels(
             f"Length bias ({source}): each metric against response length",
             desc,
             "response length (tokens)",
             "metric value (mean ± sd over sets)",
             _ident("length-" + source),
-        )
-        head = '<th scope="col">length</th>' + "".join(
-            f'<th scope="col">{escape(m)}</th>' for m in metrics
-        )
-        body = "".join(
-            f'<tr><th scope="row">{L}</th>'
-            + "".join(
-                f'<td class="num">{_n(run["metrics"][m]["mean"][i], 4)}</td>' for m in metrics
-            )
-            + "</tr>"
-            for i, L in enumerate(lengths)
-        )
-        slope_row = "".join(
-            f'<td class="num">{_slope(run["metrics"][m].get("trend"))}</td>' for m in metrics
-        )
-        body += f'<tr><th scope="row">slope per token [95% CI]</th>{slope_row}</tr>'
-        table = (
-            f"<table><caption>Length bias ({escape(source)}): mean over "
-            f"{_count(run.get('n_sets'), 'set')} of {_count(run.get('n_responses'), 'response')} "
-            "at each length</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        )
-        parts.append(
-            f"<h3>Length bias: {escape(source)}</h3>"
-            "<p>A metric that falls as responses get longer penalises long answers whatever their "
-            "diversity (the EAD paper, Figure 1): a flat line is what one wants.</p>"
-            + svg.legend(metrics)
-            + _figure(chart, table)
-        )
-    if not parts:
-        return ""
-    return _section("size-length", "Sample size and length", "".join(parts))
+        ),
+    )
+    head = _head("length", metrics)
+    body = "".join(
+        _row(f"{L}", (_n(run["metrics"][m]["mean"][i], 4) for m in metrics))
+        for i, L in enumerate(lengths)
+    )
+    slopes = (_slope(run["metrics"][m].get("trend")) for m in metrics)
+    body += _row("slope per token [95% CI]", slopes)
+    table = (
+        f"<table><caption>Length bias ({escape(source)}): mean over "
+        f"{_count(run.get('n_sets'), 'set')} of {_count(run.get('n_responses'), 'response')} "
+        "at each length</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+    return (
+        f"<h3>Length bias: {escape(source)}</h3>"
+        "<p>A metric that falls as responses get longer penalises long answers whatever their "
+        "diversity (the EAD paper, Figure 1): a flat line is what one wants.</p>"
+        + svg.legend(metrics)
+        + _figure(chart, table)
+    )
 
 
 def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -> str:
@@ -404,19 +430,18 @@ def _profile_part(metric: str, per_system: dict[str, list[tuple[str, float]]]) -
     )
     chart = svg.lines(
         series,
-        f"{metric}: diversity profile, mean over sets, per system",
-        desc,
-        "order q (0: every response counts; larger q: only the dominant ones)",
-        "effective number of responses",
-        _ident("profile-" + metric),
+        svg.Labels(
+            f"{metric}: diversity profile, mean over sets, per system",
+            desc,
+            "order q (0: every response counts; larger q: only the dominant ones)",
+            "effective number of responses",
+            _ident("profile-" + metric),
+        ),
     )
     orders = list(dict.fromkeys(q for s in names for q, _ in per_system[s]))
-    head = '<th scope="col">q</th>' + "".join(f'<th scope="col">{escape(s)}</th>' for s in names)
+    head = _head("q", names)
     body = "".join(
-        f'<tr><th scope="row">{escape(q)}</th>'
-        + "".join(f'<td class="num">{_n(dict(per_system[s]).get(q), 3)}</td>' for s in names)
-        + "</tr>"
-        for q in orders
+        _row(escape(q), (_n(dict(per_system[s]).get(q), 3) for s in names)) for q in orders
     )
     table = (
         f"<table><caption>{escape(metric)}: mean over sets at each order q</caption>"
@@ -460,28 +485,17 @@ def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
     ylabel = _RAREFACTION_Y.get(name, f"distinct {name.split('-richness')[0]}")
     chart = svg.lines(
         series,
-        f"{name}: rarefaction and extrapolation, mean over prompts, per system",
-        desc,
-        "m (responses per prompt)",
-        ylabel,
-        _ident("rarefaction-" + name),
+        svg.Labels(
+            f"{name}: rarefaction and extrapolation, mean over prompts, per system",
+            desc,
+            "m (responses per prompt)",
+            ylabel,
+            _ident("rarefaction-" + name),
+        ),
     )
     sizes = sorted({m for s in names for m in curves[s]["sizes"]})
-    head = '<th scope="col">m</th>' + "".join(f'<th scope="col">{escape(s)}</th>' for s in names)
-    body = ""
-    for m in sizes:
-        cells = ""
-        for s in names:
-            c = curves[s]
-            i = c["sizes"].index(m) if m in c["sizes"] else None
-            text = (
-                "–"
-                if i is None
-                else f'{_n(c["value"][i], 3)} <span class="ci">[{_n(c["low"][i], 2)}, '
-                f"{_n(c['high'][i], 2)}]</span>"
-            )
-            cells += f'<td class="num">{text}</td>'
-        body += f'<tr><th scope="row">{m:g}</th>{cells}</tr>'
+    head = _head("m", names)
+    body = "".join(_row(f"{m:g}", (_rarefied_at(curves[s], m) for s in names)) for m in sizes)
     table = (
         f"<table><caption>{escape(name)}: estimate and {curves[names[0]]['confidence']:.0%} "
         f"bootstrap interval at each m</caption><thead><tr>{head}</tr></thead>"
@@ -497,6 +511,17 @@ def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def _rarefied_at(curve: dict[str, Any], m: float) -> str:
+    """The estimate of a curve at m responses and its interval ("–" where it has no m)."""
+    if m not in curve["sizes"]:
+        return "–"
+    i = curve["sizes"].index(m)
+    return (
+        f'{_n(curve["value"][i], 3)} <span class="ci">[{_n(curve["low"][i], 2)}, '
+        f"{_n(curve['high'][i], 2)}]</span>"
+    )
+
+
 def _slope(t: dict[str, float] | None) -> str:
     if not t:
         return "–"
@@ -505,122 +530,145 @@ def _slope(t: dict[str, float] | None) -> str:
 
 def _human_section(r: Report) -> str:
     c = r.collected
-    parts = []
-    if r.scatters:
-        systems = list(c.systems) or sorted({p["system"] for p in c.human_sets})
-        charts = []
-        rows = []
-        for k, s in enumerate(r.scatters):
-            stat = (
-                f"Pearson r = {s.pearson:.2f} [{_n(s.low, 2)}, {_n(s.high, 2)}], n = {s.n}"
-                if s.pearson is not None
-                else s.note or "no correlation"
-            )
-            chart = svg.scatter(
-                s.points,
+    parts = [_scatter_part(r), _correlations_part(c), _tevet_part(c), _raters_part(c)]
+    if not any(parts):
+        return ""
+    return _section("human", "Human agreement", "".join(parts))
+
+
+def _scatter_part(r: Report) -> str:
+    """The metrics against the human score, a chart per metric and level, and the table."""
+    c = r.collected
+    if not r.scatters:
+        return ""
+    systems = list(c.systems) or sorted({p["system"] for p in c.human_sets})
+    charts = []
+    rows = []
+    for k, s in enumerate(r.scatters):
+        stat = (
+            f"Pearson r = {s.pearson:.2f} [{_n(s.low, 2)}, {_n(s.high, 2)}], n = {s.n}"
+            if s.pearson is not None
+            else s.note or "no correlation"
+        )
+        chart = svg.scatter(
+            s.points,
+            svg.Labels(
                 f"{s.metric} against the human score, one point per {s.level}",
                 f"{counted(s.n, s.level)}; {stat}" if s.pearson is None else stat,
                 s.metric,
                 c.human,
                 f"scatter-{k}",
-            )
-            charts.append(
-                f'<figure class="small"><figcaption>{escape(s.metric)} per {s.level}'
-                f"{'' if s.pearson is not None else f' ({counted(s.n, s.level)})'}: "
-                f"{escape(stat)}</figcaption>{chart}</figure>"
-            )
-            rows.append(
-                f'<tr><th scope="row">{escape(s.metric)}</th><td>{s.level}</td>'
-                f"{_num_td(s.n, str(s.n))}{_num_td(s.pearson, _n(s.pearson, 3))}"
-                f'<td class="num">[{_n(s.low, 3)}, {_n(s.high, 3)}]</td>'
-                f"{_num_td(s.spearman, _n(s.spearman, 3))}<td>{escape(s.note)}</td></tr>"
-            )
-        table = (
-            f'<table class="sortable"><caption>Each metric against the human score '
-            f"({escape(c.human)}): Pearson with its {r.confidence:.0%} bootstrap interval, and "
-            "Spearman</caption><thead><tr>"
-            + _th_sort("metric")
-            + _th_sort("level")
-            + _th_sort("n")
-            + _th_sort("Pearson r")
-            + '<th scope="col">interval</th>'
-            + _th_sort("Spearman ρ")
-            + '<th scope="col">note</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>"
+            ),
         )
-        grids = ""
-        for level, heading in (("system", "One point per system"), ("set", "One point per set")):
-            mine = [ch for ch, s in zip(charts, r.scatters) if s.level == level]
-            if mine:
-                grids += f'<h3>{heading}</h3><div class="grid">{"".join(mine)}</div>'
-        parts.append(svg.legend(systems) + grids + table)
-    if c.correlations:
-        body = "".join(
-            f"<tr><td>{escape(str(x['input']))}</td><td>{escape(str(x['group']))}</td>"
-            f'<th scope="row">{escape(str(x["metric"]))}</th><td>{escape(str(x["method"]))}</td>'
-            f'{_num_td(x["value"], _n(x["value"], 3))}<td class="num">[{_n(x["low"], 3)}, '
-            f"{_n(x['high'], 3)}]</td>{_num_td(x['p'], _n(x['p'], 3))}{_num_td(x['n'], str(x['n']))}</tr>"
-            for x in c.correlations
+        charts.append(
+            f'<figure class="small"><figcaption>{escape(s.metric)} per {s.level}'
+            f"{'' if s.pearson is not None else f' ({counted(s.n, s.level)})'}: "
+            f"{escape(stat)}</figcaption>{chart}</figure>"
         )
-        parts.append(
-            "<h3>Correlations computed by <code>diveval correlate</code></h3>"
-            '<table class="sortable"><caption>As the correlate run reported them</caption><thead><tr>'
-            + _th_sort("input")
-            + _th_sort("group")
-            + _th_sort("metric")
-            + _th_sort("method")
-            + _th_sort("value")
-            + '<th scope="col">interval</th>'
-            + _th_sort("p")
-            + _th_sort("n")
-            + f"</tr></thead><tbody>{body}</tbody></table>"
+        rows.append(
+            f'<tr><th scope="row">{escape(s.metric)}</th><td>{s.level}</td>'
+            f"{_num_td(s.n, str(s.n))}{_num_td(s.pearson, _n(s.pearson, 3))}"
+            f'<td class="num">[{_n(s.low, 3)}, {_n(s.high, 3)}]</td>'
+            f"{_num_td(s.spearman, _n(s.spearman, 3))}<td>{escape(s.note)}</td></tr>"
         )
-    if c.tevet:
-        body = ""
-        for x in c.tevet:
-            par = x.get("parameter") or {}
-            hum = x.get("human") or {}
-            body += (
-                f'<tr><td>{escape(str(x["file"]))}</td><th scope="row">{escape(str(x.get("metric")))}</th>'
-                f"{_num_td(x.get('n'), str(x.get('n')))}"
-                f'<td class="num">{_corr(par.get("spearman"))}</td>'
-                f'<td class="num">{_corr(hum.get("spearman") if hum else None)}</td></tr>'
-            )
-        parts.append(
-            "<h3>Tevet &amp; Berant tests (<code>diveval meta tevet</code>)</h3>"
-            '<table class="sortable"><caption>Spearman ρ with the diversity parameter and with '
-            "the human score</caption><thead><tr>"
-            + _th_sort("file")
-            + _th_sort("metric")
-            + _th_sort("n")
-            + '<th scope="col">ρ (parameter)</th><th scope="col">ρ (human)</th></tr></thead>'
-            f"<tbody>{body}</tbody></table>"
-        )
-    if c.raters:
-        kept = sum(x["kept"] for x in c.raters)
-        body = "".join(
-            f'<tr class="{"kept" if x["kept"] else "dropped"}"><th scope="row">{escape(x["rater"])}</th>'
-            f"<td>{'kept' if x['kept'] else '<strong>dropped</strong>'}</td>"
-            f"{_num_td(x['pearson'], _n(x['pearson'], 3))}{_num_td(x['sets'], _n(x['sets'], 0))}"
-            f"<td>{escape(x['reason'])}</td></tr>"
-            for x in c.raters
-        )
-        parts.append(
-            "<h3>Raters and the EAD filter</h3>"
-            f"<p>{kept} of {len(c.raters)} raters kept. A rater whose scores correlate with the "
-            "mean of the other raters below the threshold (Pearson 0.65 in the EAD paper) is "
-            "dropped (<code>diveval rate export</code>).</p>"
-            '<table class="sortable"><caption>Each rater\'s Pearson correlation with the others '
-            "and the filter's verdict</caption><thead><tr>"
-            + _th_sort("rater")
-            + _th_sort("verdict")
-            + _th_sort("Pearson")
-            + _th_sort("sets")
-            + f'<th scope="col">reason</th></tr></thead><tbody>{body}</tbody></table>'
-        )
-    if not parts:
+    table = (
+        f'<table class="sortable"><caption>Each metric against the human score '
+        f"({escape(c.human)}): Pearson with its {r.confidence:.0%} bootstrap interval, and "
+        "Spearman</caption><thead><tr>"
+        + _th_sort("metric")
+        + _th_sort("level")
+        + _th_sort("n")
+        + _th_sort("Pearson r")
+        + '<th scope="col">interval</th>'
+        + _th_sort("Spearman ρ")
+        + '<th scope="col">note</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    grids = ""
+    for level, heading in (("system", "One point per system"), ("set", "One point per set")):
+        mine = [ch for ch, s in zip(charts, r.scatters) if s.level == level]
+        if mine:
+            grids += f'<h3>{heading}</h3><div class="grid">{"".join(mine)}</div>'
+    return svg.legend(systems) + grids + table
+
+
+def _correlations_part(c: Collected) -> str:
+    """The correlations a `diveval correlate` run reported."""
+    if not c.correlations:
         return ""
-    return _section("human", "Human agreement", "".join(parts))
+    body = "".join(
+        f"<tr><td>{escape(str(x['input']))}</td><td>{escape(str(x['group']))}</td>"
+        f'<th scope="row">{escape(str(x["metric"]))}</th><td>{escape(str(x["method"]))}</td>'
+        f'{_num_td(x["value"], _n(x["value"], 3))}<td class="num">[{_n(x["low"], 3)}, '
+        f"{_n(x['high'], 3)}]</td>{_num_td(x['p'], _n(x['p'], 3))}{_num_td(x['n'], str(x['n']))}</tr>"
+        for x in c.correlations
+    )
+    return (
+        "<h3>Correlations computed by <code>diveval correlate</code></h3>"
+        '<table class="sortable"><caption>As the correlate run reported them</caption><thead><tr>'
+        + _th_sort("input")
+        + _th_sort("group")
+        + _th_sort("metric")
+        + _th_sort("method")
+        + _th_sort("value")
+        + '<th scope="col">interval</th>'
+        + _th_sort("p")
+        + _th_sort("n")
+        + f"</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _tevet_part(c: Collected) -> str:
+    """The Tevet & Berant tests of `diveval meta tevet`."""
+    if not c.tevet:
+        return ""
+    body = ""
+    for x in c.tevet:
+        par = x.get("parameter") or {}
+        hum = x.get("human") or {}
+        body += (
+            f'<tr><td>{escape(str(x["file"]))}</td><th scope="row">{escape(str(x.get("metric")))}</th>'
+            f"{_num_td(x.get('n'), str(x.get('n')))}"
+            f'<td class="num">{_corr(par.get("spearman"))}</td>'
+            f'<td class="num">{_corr(hum.get("spearman") if hum else None)}</td></tr>'
+        )
+    return (
+        "<h3>Tevet &amp; Berant tests (<code>diveval meta tevet</code>)</h3>"
+        '<table class="sortable"><caption>Spearman ρ with the diversity parameter and with '
+        "the human score</caption><thead><tr>"
+        + _th_sort("file")
+        + _th_sort("metric")
+        + _th_sort("n")
+        + '<th scope="col">ρ (parameter)</th><th scope="col">ρ (human)</th></tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def _raters_part(c: Collected) -> str:
+    """The raters of `diveval rate export` and the EAD filter's verdicts."""
+    if not c.raters:
+        return ""
+    kept = sum(x["kept"] for x in c.raters)
+    body = "".join(
+        f'<tr class="{"kept" if x["kept"] else "dropped"}"><th scope="row">{escape(x["rater"])}</th>'
+        f"<td>{'kept' if x['kept'] else '<strong>dropped</strong>'}</td>"
+        f"{_num_td(x['pearson'], _n(x['pearson'], 3))}{_num_td(x['sets'], _n(x['sets'], 0))}"
+        f"<td>{escape(x['reason'])}</td></tr>"
+        for x in c.raters
+    )
+    return (
+        "<h3>Raters and the EAD filter</h3>"
+        f"<p>{kept} of {len(c.raters)} raters kept. A rater whose scores correlate with the "
+        "mean of the other raters below the threshold (Pearson 0.65 in the EAD paper) is "
+        "dropped (<code>diveval rate export</code>).</p>"
+        '<table class="sortable"><caption>Each rater\'s Pearson correlation with the others '
+        "and the filter's verdict</caption><thead><tr>"
+        + _th_sort("rater")
+        + _th_sort("verdict")
+        + _th_sort("Pearson")
+        + _th_sort("sets")
+        + f'<th scope="col">reason</th></tr></thead><tbody>{body}</tbody></table>'
+    )
 
 
 def _corr(c: dict[str, Any] | None) -> str:

@@ -8,6 +8,7 @@ SVG needs nothing from another host. Every chart has ``role="img"``, a ``<title>
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from html import escape
 from typing import Sequence
 
@@ -139,15 +140,23 @@ def legend(names: Sequence[str]) -> str:
     return f'<ul class="legend">{items}</ul>'
 
 
+@dataclass(frozen=True)
+class Labels:
+    """What an x-y chart says: its title and text alternative (``desc``), the labels of its axes,
+    and the id its title and description are referred to by."""
+
+    title: str
+    desc: str
+    xlabel: str
+    ylabel: str
+    ident: str
+
+
 def lines(
     series: Sequence[
         tuple[str, Sequence[float], Sequence[float], Sequence[float] | None, Sequence[float] | None]
     ],
-    title: str,
-    desc: str,
-    xlabel: str,
-    ylabel: str,
-    ident: str,
+    labels: Labels,
     w: int = 520,
     h: int = 300,
     log_x: bool = False,
@@ -157,7 +166,8 @@ def lines(
     xs = [tx(x) for _, xx, *_ in series for x in xx]
     ys = [y for s in series for part in (s[2], s[3] or (), s[4] or ()) for y in part]
     frame = _Frame(_range(xs, 0.02), _range(ys), w, h)
-    out = [_open(w, h, title, desc, ident), frame.axes(xlabel, ylabel, log_x)]
+    out = [_open(w, h, labels.title, labels.desc, labels.ident)]
+    out.append(frame.axes(labels.xlabel, labels.ylabel, log_x))
     for i, (_name, xx, yy, lo, hi) in enumerate(series):
         c = colour(i)
         if lo is not None and hi is not None and len(lo) == len(xx):
@@ -179,17 +189,14 @@ def lines(
 
 def scatter(
     points: Sequence[tuple[float, float, int]],
-    title: str,
-    desc: str,
-    xlabel: str,
-    ylabel: str,
-    ident: str,
+    labels: Labels,
     w: int = 350,
     h: int = 270,
 ) -> str:
     """Points (x, y, colour index), with the least-squares line over all of them."""
     frame = _Frame(_range([p[0] for p in points]), _range([p[1] for p in points]), w, h)
-    out = [_open(w, h, title, desc, ident), frame.axes(xlabel, ylabel)]
+    out = [_open(w, h, labels.title, labels.desc, labels.ident)]
+    out.append(frame.axes(labels.xlabel, labels.ylabel))
     n = len(points)
     if n >= 2:
         mx = sum(p[0] for p in points) / n

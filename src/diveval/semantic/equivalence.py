@@ -75,14 +75,22 @@ Judge calls are batched across sets (one model call per generation position) and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Optional, Sequence
+from typing import Any, Callable, Hashable, Optional, Sequence, TypedDict, Unpack
 
 import numpy as np
 
 from ..context import RunContext
 from ..data import require_sets
 from ..errors import InputError
+from ..models import bertscore as bertscore_backend
+from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL
+from ..models.bertscore_pairs import bertscore_f_of
+from ..models.cache import cached_embedder, cached_nli, cached_pair_scorer
+from ..models.resolve import resolve_embedder, resolve_nli_model
+from ..models.similarity import load_pair_classifier
 from ..results import SETS, Score, make_signature
+from .embedding_diversity import unit_rows
+from .homogenization import rouge_tokens
 from .identical import MODEL, ONE, check_identical
 
 DEFAULT_PATIENCE = 0.8
@@ -155,8 +163,6 @@ class NLIJudge(Judge):
     @staticmethod
     def equivalent(one: np.ndarray, two: np.ndarray) -> np.ndarray:
         """From the argmax labels of NLI(a, b) and NLI(b, a)."""
-        from ..models.base import ENTAILMENT
-
         return (one == ENTAILMENT) & (two == ENTAILMENT)
 
 
@@ -168,8 +174,6 @@ class RelaxedNLIJudge(NLIJudge):
 
     @staticmethod
     def equivalent(one: np.ndarray, two: np.ndarray) -> np.ndarray:
-        from ..models.base import CONTRADICTION, NEUTRAL
-
         return (
             (one != CONTRADICTION) & (two != CONTRADICTION) & ~((one == NEUTRAL) & (two == NEUTRAL))
         )
@@ -186,8 +190,6 @@ class EmbeddingJudge(Judge):
     def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
         if not pairs:
             return []
-        from .embedding_diversity import unit_rows
-
         n = len(pairs)
         x = unit_rows(self.embedder.encode([a for a, _ in pairs] + [b for _, b in pairs]))
         cos = np.einsum("ij,ij->i", x[:n], x[n:])
@@ -225,8 +227,6 @@ class UnigramJudge(Judge):
         """ROUGE-1 F1 as ``RougeScorer(["rouge1"]).score(target, prediction)`` computes it."""
         from collections import Counter
 
-        from .homogenization import rouge_tokens
-
         t, p = Counter(rouge_tokens(target)), Counter(rouge_tokens(prediction))
         overlap = sum(min(c, p[g]) for g, c in t.items())
         # rouge_score.rouge_scorer._score_ngrams and scoring.fmeasure, in the same order
@@ -253,8 +253,6 @@ class BertScoreJudge(Judge):
 
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
         """BERTScore F1 of each pair (symmetric: either text may be the reference)."""
-        from ..models.bertscore_pairs import bertscore_f_of
-
         if not pairs:
             return np.zeros(0)
         docs = list(dict.fromkeys([t for pair in pairs for t in pair]))
@@ -276,16 +274,14 @@ def bertscore_judge(
 ) -> BertScoreJudge:
     """The ``bertscore`` judge: NoveltyBench's deberta-large at layer 16 unless ``embedding_model``
     names another BERTScore model (``models.bertscore.resolve_bertscore_model``)."""
-    from ..models.bertscore import bert_scorer, resolve_bertscore_model
-
     if embedding_model is None:
         model, layer = NOVELTYBENCH_BERTSCORE
     elif isinstance(embedding_model, str):
-        model, layer = resolve_bertscore_model(embedding_model, None)
+        model, layer = bertscore_backend.resolve_bertscore_model(embedding_model, None)
     else:
         raise InputError("the bertscore judge takes a model name or folder (--embedding-model)")
     try:
-        scorer, name, fp = bert_scorer(model, layer, device, batch_size)
+        scorer, name, fp = bertscore_backend.bert_scorer(model, layer, device, batch_size)
     except (OSError, ValueError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise InputError(
@@ -417,22 +413,13 @@ def make_judge(
         )
     kind, threshold = parse_judge(judge)
     if kind in ("nli", "nli-relaxed"):
-        from ..models.cache import cached_nli
-        from ..models.resolve import resolve_nli_model
-
         model = resolve_nli_model(nli_model, device=device, batch_size=batch_size)
         rule = NLIJudge if kind == "nli" else RelaxedNLIJudge
         return rule(cached_nli(model, cache_dir))
     if kind == "embedding":
-        from ..models.cache import cached_embedder
-        from ..models.resolve import resolve_embedder
-
         emb = resolve_embedder(embedding_model, device=device, batch_size=batch_size)
         return EmbeddingJudge(cached_embedder(emb, cache_dir), float(threshold or 0.0))
     if kind == "hf":
-        from ..models.cache import cached_pair_scorer
-        from ..models.similarity import load_pair_classifier
-
         path, hf_threshold = parse_hf_judge(judge)
         scorer = load_pair_classifier(path, device=device, batch_size=batch_size)
         return ClassifierJudge(cached_pair_scorer(scorer, cache_dir), hf_threshold)
@@ -562,20 +549,26 @@ def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
     return out
 
 
+class JudgeOptions(TypedDict, total=False):
+    """The models a judge may use and how they run."""
+
+    nli_model: Any
+    embedding_model: Any
+    device: Optional[str]
+    batch_size: Optional[int]
+    cache_dir: Optional[str]
+
+
 def equivalence_classes(
     sets: Any,
     judge: Any = "nli",
     *,
+    progress: Optional[bool] = None,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    cache_dir: Optional[str] = None,
     identical: Optional[str] = None,
-    progress: Optional[bool] = None,
     context: RunContext | None = None,
+    **options: Unpack[JudgeOptions],
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
@@ -594,11 +587,7 @@ def equivalence_classes(
         patience=patience,
         identical=rule,
         context=context,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        device=device,
-        batch_size=batch_size,
-        cache_dir=cache_dir,
+        **options,
     )
     sig = make_signature(
         "equivalence-classes",

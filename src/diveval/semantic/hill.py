@@ -26,13 +26,13 @@ set's curve (one row per set, shown with the per-item values). A set of one resp
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, Unpack
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
-from .pair_similarity import by_size, set_similarities
+from .pair_similarity import SimilarityOptions, by_size, set_similarities
 
 DEFAULT_SIMILARITY = "cosine"
 DEFAULT_ORDER = 1.0
@@ -73,16 +73,8 @@ def similarity_hill(
     *,
     q: Union[float, str] = DEFAULT_ORDER,
     orders: Sequence[Union[float, str]] = PROFILE_ORDERS,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    temperature: float = 1.0,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
     progress: Optional[bool] = None,
-    context: Any = None,
+    **options: Unpack[SimilarityOptions],
 ) -> Score:
     """The similarity-sensitive Hill number D_q^Z of each set, uniform p, and the mean over sets:
 
@@ -94,7 +86,7 @@ def similarity_hill(
     (1 by default); orders: the profile kept in ``details``; identical: "one" (default: two
     responses with the same text have Z_ij = 1) or "model" (the similarity's own value).
     """
-    del progress
+    del progress  # the models show their own progress bars
     name = "similarity-hill"
     order = parse_q(q)
     grid = [parse_q(x) for x in orders]
@@ -102,15 +94,7 @@ def similarity_hill(
         sets,
         similarity or DEFAULT_SIMILARITY,
         name,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        context=context,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
+        **options,
     )
     values = np.empty(len(items))
     profiles = np.empty((len(items), len(grid)))

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, TypedDict, Unpack
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from ..context import RunContext
 from ..errors import InputError
 from ..lexical.counts import lexical_score
 from ..lexical.groups import group_score, text_groups
+from ..models.bertscore import bert_scorer, resolve_bertscore_model
+from ..models.bertscore_pairs import bertscore_f_of
+from ..models.devices import signature_device, signature_precision
 from ..pairs import (
     MAX_BLOCK_PAIRS,
     PAIR_WAYS_OUT,
@@ -59,11 +62,15 @@ from ..pairs import (
     split,
 )
 from ..results import CORPUS, Score
+from ..text.bleu import bleu_from_counts, uniform_weights
 from ..text.lcs import lcs_lengths
 from ..text.ngrams import TokenIds, encode_tokens, factorize, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, prepare
 from ..text.tokenizers import Tokenizer
 from .identical import ONE, check_identical
+
+#: the similarity of each pair (first[k], second[k]) of texts given by their indices
+_Similarity = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 _ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -79,7 +86,7 @@ def rouge_l_pairs(texts: Sequence[str], first: np.ndarray, second: np.ndarray) -
     return _rouge_l_of(encode_tokens([rouge_tokens(t) for t in texts]))(first, second)
 
 
-def _rouge_l_of(tids: TokenIds) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _rouge_l_of(tids: TokenIds) -> _Similarity:
     """ROUGE-L F1 of pairs of the tokenized texts ``tids`` (tokenized once for every block)."""
     lengths = tids.lengths.astype(float)
 
@@ -148,65 +155,112 @@ _BERTSCORE_COST = _Cost(
 )
 
 
-def _homogenization_of_pairs(
-    metric: str,
-    data: Any,
-    similarity_of: Callable[[list[str]], Callable[[np.ndarray, np.ndarray], np.ndarray]],
-    sig: dict[str, Any],
-    setting: str | None,
-    cost: _Cost,
-    *,
-    pairs: Optional[int] = None,
-    seed: int = 0,
-    memory_budget: Any = None,
-    progress: Any = None,
-    identical: Optional[str] = None,
-) -> Score:
-    """The metric from a symmetric similarity: all unordered pairs of each set (or of the
-    corpus) in blocks within the memory budget, or ``pairs`` sampled ordered pairs of a corpus.
-    ``similarity_of(texts)`` builds what every block needs once (tokens, embeddings) and returns
-    ``similarity(first, second)``. identical: "model" (default) or "one"."""
-    rule = check_identical(identical, metric)
-    sig = {**sig, "ident": rule}
-    if rule == ONE:
-        similarity_of = _one_for_identical(similarity_of)
-    found, groups = text_groups(data, setting)
-    sizes = np.array([len(g) for g in groups], dtype=np.int64)
-    small = np.flatnonzero(sizes < 2)
-    if small.size:
-        where = "the corpus" if len(groups) == 1 else f"set {int(small[0])}"
-        raise InputError(
-            f"{metric} compares each document with the others: {where} has "
-            f"{int(sizes[small[0]])} document(s), at least 2 are needed"
+class PairOptions(TypedDict, total=False):
+    """The keyword options of every homogenization metric (see :func:`homogenization_rouge_l`)."""
+
+    pairs: Optional[int]
+    seed: int
+    memory_budget: Any
+    progress: Any
+    identical: Optional[str]
+
+
+@dataclass(frozen=True)
+class _PairRun:
+    """:class:`PairOptions` checked, with their defaults."""
+
+    metric: str
+    identical: str
+    pairs: Optional[int]
+    seed: int
+    memory_budget: Any
+    progress: Any
+
+    @classmethod
+    def of(cls, metric: str, options: PairOptions) -> _PairRun:
+        unknown = sorted(set(options) - set(PairOptions.__annotations__))
+        if unknown:  # as an explicit signature would refuse it
+            raise TypeError(f"{metric} got an unexpected keyword argument {unknown[0]!r}")
+        pairs = check_pairs(options.get("pairs"))
+        return cls(
+            metric,
+            check_identical(options.get("identical"), metric),
+            pairs,
+            options.get("seed", 0),
+            options.get("memory_budget"),
+            options.get("progress"),
         )
-    texts = [t for g in groups for t in g]
-    n, chars = len(texts), sum(map(len, texts))
-    pairs = check_pairs(pairs)
-    if pairs is not None:
-        if found != CORPUS:
-            raise InputError(f"{metric}: --pairs samples the pairs of a corpus; sets are exact")
-        plan = cost.plan(metric, n, chars, pairs, memory_budget, sampled=True)
-        plan.check("ask for fewer --pairs, or score sets instead of one corpus")
-        similarity = similarity_of(texts)
+
+    def check_sizes(self, sizes: np.ndarray, is_corpus: bool) -> None:
+        """Every set (or the corpus) has 2 documents or more; ``pairs`` samples a corpus only."""
+        small = np.flatnonzero(sizes < 2)
+        if small.size:
+            where = "the corpus" if is_corpus else f"set {int(small[0])}"
+            raise InputError(
+                f"{self.metric} compares each document with the others: {where} has "
+                f"{int(sizes[small[0]])} document(s), at least 2 are needed"
+            )
+        if self.pairs is not None and not is_corpus:
+            raise InputError(
+                f"{self.metric}: --pairs samples the pairs of a corpus; sets are exact"
+            )
+
+    def sample(self, n_texts: int, plan: PairPlan, similarity: _Similarity) -> MeanInterval:
+        """The similarities of ``pairs`` seeded random pairs of the ``n_texts`` texts."""
+        assert self.pairs is not None
         stats = MeanInterval()
-        with progress_callback(progress, f"{metric}: sampled pairs", pairs) as update:
-            for i, j in sampled_pair_chunks(n, pairs, seed):
+        label = f"{self.metric}: sampled pairs"
+        with progress_callback(self.progress, label, self.pairs) as update:
+            for i, j in sampled_pair_chunks(n_texts, self.pairs, self.seed):
                 # one chunk's values are added at once: the same sums whatever the blocks
                 stats.add(
                     np.concatenate([similarity(a, b) for a, b in split(i, j, plan.block_pairs)])
                 )
                 update(stats.count)
-        details = {**stats.details(seed), "estimate": plan.details()}
-        return group_score(
-            metric, [stats.mean], found, {**sig, "pairs": pairs, "seed": seed}, details
-        )
+        return stats
+
+    def sampled(
+        self, stats: MeanInterval, plan: PairPlan, sig: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(signature, details) of a score from sampled pairs."""
+        details = {**stats.details(self.seed), "estimate": plan.details()}
+        return {**sig, "pairs": self.pairs, "seed": self.seed}, details
+
+
+def _homogenization_of_pairs(
+    metric: str,
+    data: Any,
+    similarity_of: Callable[[list[str]], _Similarity],
+    sig: dict[str, Any],
+    setting: str | None,
+    cost: _Cost,
+    **options: Unpack[PairOptions],
+) -> Score:
+    """The metric from a symmetric similarity: all unordered pairs of each set (or of the
+    corpus) in blocks within the memory budget, or ``pairs`` sampled ordered pairs of a corpus.
+    ``similarity_of(texts)`` builds what every block needs once (tokens, embeddings) and returns
+    ``similarity(first, second)``."""
+    run = _PairRun.of(metric, options)
+    sig = {**sig, "ident": run.identical}
+    if run.identical == ONE:
+        similarity_of = _one_for_identical(similarity_of)
+    found, groups = text_groups(data, setting)
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    run.check_sizes(sizes, is_corpus=found == CORPUS)
+    texts = [t for g in groups for t in g]
+    n, chars = len(texts), sum(map(len, texts))
+    if run.pairs is not None:
+        plan = cost.plan(metric, n, chars, run.pairs, run.memory_budget, sampled=True)
+        plan.check("ask for fewer --pairs, or score sets instead of one corpus")
+        stats = run.sample(n, plan, similarity_of(texts))
+        return group_score(metric, [stats.mean], found, *run.sampled(stats, plan, sig))
     total = int(pair_counts(sizes, ordered=False).sum())
-    plan = cost.plan(metric, n, chars, total, memory_budget, sampled=False)
+    plan = cost.plan(metric, n, chars, total, run.memory_budget, sampled=False)
     plan.check(PAIR_WAYS_OUT)
     similarity = similarity_of(texts)
     per_doc_sum = np.zeros(n)
     done = 0
-    with progress_callback(progress, f"{metric}: pairs", total) as update:
+    with progress_callback(run.progress, f"{metric}: pairs", total) as update:
         for first, second in pair_blocks(sizes, plan.block_pairs):
             sim = similarity(first, second)
             per_doc_sum += np.bincount(first, weights=sim, minlength=n)
@@ -227,11 +281,11 @@ def _text_codes(keys: Sequence[Any]) -> np.ndarray:
 
 
 def _one_for_identical(
-    similarity_of: Callable[[list[str]], Callable[[np.ndarray, np.ndarray], np.ndarray]],
-) -> Callable[[list[str]], Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+    similarity_of: Callable[[list[str]], _Similarity],
+) -> Callable[[list[str]], _Similarity]:
     """``similarity_of`` whose similarity is 1 for two identical texts."""
 
-    def of(texts: list[str]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def of(texts: list[str]) -> _Similarity:
         inner, codes = similarity_of(texts), _text_codes(texts)
 
         def similarity(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -247,20 +301,16 @@ def _one_for_identical(
 def homogenization_rouge_l(
     texts: Any,
     setting: str | None = None,
-    *,
-    pairs: Optional[int] = None,
-    seed: int = 0,
-    memory_budget: Any = None,
-    progress: Any = None,
-    identical: Optional[str] = None,
+    **options: Unpack[PairOptions],
 ) -> Score:
     """Mean over documents of their mean ROUGE-L F1 to every other document.
 
     All pairs are scored in blocks within ``memory_budget`` (bytes or "2G"; default 1/4 of the
     available memory; a BudgetError before any work where even one block does not fit);
-    ``pairs=N``: N seeded random pairs of a corpus instead, with an interval in ``details``;
-    ``progress``: True for a bar on a terminal, or a callable ``progress(done, total)``;
-    ``identical``: "model" (default: two copies of a document score their ROUGE-L) or "one"."""
+    ``pairs=N``: N seeded random pairs of a corpus instead (``seed``, 0 by default), with an
+    interval in ``details``; ``progress``: True for a bar on a terminal, or a callable
+    ``progress(done, total)``; ``identical``: "model" (default: two copies of a document score
+    their ROUGE-L) or "one"."""
 
     def similarity_of(docs: list[str]):
         return _rouge_l_of(encode_tokens([rouge_tokens(t) for t in docs]))
@@ -272,11 +322,7 @@ def homogenization_rouge_l(
         {"sim": "rougeL-F", "tok": "rouge-score-default", "stem": False},
         setting,
         _ROUGE_COST,
-        pairs=pairs,
-        seed=seed,
-        memory_budget=memory_budget,
-        progress=progress,
-        identical=identical,
+        **options,
     )
 
 
@@ -289,21 +335,13 @@ def homogenization_bertscore(
     setting: str | None = None,
     context: RunContext | None = None,
     precision: str | None = None,
-    *,
-    pairs: Optional[int] = None,
-    seed: int = 0,
-    memory_budget: Any = None,
-    progress: Any = None,
-    identical: Optional[str] = None,
+    **options: Unpack[PairOptions],
 ) -> Score:
     """Mean over documents of their mean BERTScore F1 to every other document (one embedding
     pass per document; see ``models.bertscore_pairs``). ``embedding_model``: None (MiniLM, layer
     6), "mpnet" (layer 12) or a transformers folder or name; ``layer``: None for 6 (MiniLM's
     last; 12 for mpnet). ``batch_size``: None for the backend's (by device). ``pairs``, ``seed``,
-    ``memory_budget``, ``progress``: as :func:`homogenization_rouge_l`."""
-    from ..models.bertscore import bert_scorer, resolve_bertscore_model
-    from ..models.bertscore_pairs import bertscore_f_of
-    from ..models.devices import signature_device, signature_precision
+    ``memory_budget``, ``progress``, ``identical``: as :func:`homogenization_rouge_l`."""
 
     model, layer = resolve_bertscore_model(embedding_model, layer)
     scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
@@ -327,11 +365,7 @@ def homogenization_bertscore(
         sig,
         setting,
         _BERTSCORE_COST,
-        pairs=pairs,
-        seed=seed,
-        memory_budget=memory_budget,
-        progress=progress,
-        identical=identical,
+        **options,
     )
 
 
@@ -369,8 +403,6 @@ def _bleu_rows(
 ) -> np.ndarray:
     """BLEU of each text of ``rows`` (hypothesis) against each text of ``members`` (single
     reference): a rows x members matrix, from one sparse product per order."""
-    from ..text.bleu import bleu_from_counts, uniform_weights
-
     m = members.size
     num = np.stack(
         [np.rint((x[rows] @ xt).toarray()).astype(np.int64) for x, xt in zip(features, transposed)],
@@ -393,8 +425,6 @@ def _bleu_pairs(
     smoothing: str,
 ) -> np.ndarray:
     """BLEU of text hyp[k] against text ref[k] as its single reference, for every k."""
-    from ..text.bleu import bleu_from_counts, uniform_weights
-
     num = np.stack(
         [np.rint(np.asarray(x[hyp].multiply(x[ref]).sum(axis=1))).ravel() for x in features],
         axis=-1,
@@ -417,6 +447,103 @@ _BLEU_COST = _Cost(
 )
 
 
+_BLEU = "homogenization-bleu"
+
+
+@dataclass(frozen=True)
+class _PairBleu:
+    """BLEU of documents against one another as single references, from the occurrence
+    features of each order (built once for every block)."""
+
+    features: list
+    lengths: np.ndarray
+    max_n: int
+    smoothing: str
+    #: one code per distinct token sequence where identical="one" (same tokens: BLEU 1), else None
+    same: Optional[np.ndarray]
+
+    @classmethod
+    def of(cls, prep: Prepared, max_n: int, smoothing: str, same_tokens: bool) -> _PairBleu:
+        features = [_occurrence_features(prep, n) for n in range(1, max_n + 1)]
+        same = None
+        if same_tokens:
+            ids, off = prep.tids.ids.tolist(), prep.tids.offsets.tolist()
+            same = _text_codes([tuple(ids[a:b]) for a, b in zip(off[:-1], off[1:])])
+        return cls(features, prep.tids.lengths, max_n, smoothing, same)
+
+    def of_pairs(self, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """BLEU of text hyp[k] against text ref[k], for every k."""
+        bleu = _bleu_pairs(self.features, self.lengths, hyp, ref, self.max_n, self.smoothing)
+        if self.same is not None:
+            bleu[self.same[hyp] == self.same[ref]] = 1.0
+        return bleu
+
+    def set_rows(
+        self, members: np.ndarray, block_pairs: int
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(rows, BLEU of those members against every member, 0 against itself) for blocks of
+        the rows of one set (or of the corpus) within ``block_pairs``."""
+        m = members.size
+        whole = m == self.lengths.size  # a corpus: no copy of its features
+        sub = self.features if whole else [f[members] for f in self.features]
+        transposed = [x.T.tocsr() for x in sub]  # once per set, not once per block
+        lengths = self.lengths[members]
+        step = max(1, block_pairs // m)
+        for s in range(0, m, step):
+            rows = np.arange(s, min(s + step, m))
+            bleu = _bleu_rows(
+                sub, transposed, lengths, rows, np.arange(m), self.max_n, self.smoothing
+            )
+            if self.same is not None:
+                bleu[self.same[members[rows]][:, None] == self.same[members][None, :]] = 1.0
+            bleu[np.arange(rows.size), rows] = 0.0  # not against itself
+            yield rows, bleu
+
+    def per_document(
+        self, prep: Prepared, plan: PairPlan, progress: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(each set's mean, each document's mean BLEU against the other documents of its set),
+        every ordered pair of each set scored."""
+        n_texts = prep.tids.n_texts
+        group = prep.group if prep.group is not None else np.zeros(n_texts, dtype=np.int64)
+        per_doc = np.zeros(n_texts)
+        values = np.zeros(prep.n_groups)
+        done = 0
+        with progress_callback(progress, f"{_BLEU}: pairs", plan.pairs) as update:
+            for g in range(prep.n_groups):
+                members = np.flatnonzero(group == g)
+                m = members.size
+                for rows, bleu in self.set_rows(members, plan.block_pairs):
+                    per_doc[members[rows]] = bleu.sum(axis=1) / (m - 1)
+                    done += rows.size * (m - 1)
+                    update(done)
+                values[g] = per_doc[members].mean()
+        return values, per_doc
+
+
+def _bleu_plan(texts: Any, setting: str | None, run: _PairRun) -> PairPlan:
+    """The checked plan of the run, made before tokenizing: a refusal allocates nothing."""
+    if isinstance(texts, Prepared):
+        n_texts, chars = texts.tids.n_texts, 6 * texts.tids.n_tokens
+        is_corpus = texts.group is None
+        sizes = (
+            np.array([n_texts])
+            if texts.group is None
+            else np.bincount(texts.group, minlength=texts.n_groups)
+        )
+    else:
+        found, groups = text_groups(texts, setting)
+        n_texts, chars = sum(map(len, groups)), sum(len(t) for g in groups for t in g)
+        is_corpus = found == CORPUS
+        sizes = np.array([len(g) for g in groups])
+    run.check_sizes(sizes, is_corpus)
+    sampled = run.pairs is not None
+    total = run.pairs if run.pairs is not None else int(pair_counts(sizes, ordered=True).sum())
+    plan = _BLEU_COST.plan(_BLEU, n_texts, chars, total, run.memory_budget, sampled=sampled)
+    plan.check("ask for fewer --pairs" if sampled else PAIR_WAYS_OUT)
+    return plan
+
+
 def homogenization_bleu(
     texts: Any,
     max_n: int = 4,
@@ -424,12 +551,7 @@ def homogenization_bleu(
     tokenizer: str | Tokenizer = "whitespace",
     lowercase: bool = False,
     setting: str | None = None,
-    *,
-    pairs: Optional[int] = None,
-    seed: int = 0,
-    memory_budget: Any = None,
-    progress: Any = None,
-    identical: Optional[str] = None,
+    **options: Unpack[PairOptions],
 ) -> Score:
     """Mean over documents of their mean BLEU-``max_n`` as the hypothesis against each other
     document as the single reference (nltk ``sentence_bleu`` semantics, method1 smoothing).
@@ -440,90 +562,21 @@ def homogenization_bleu(
     path differs: it scores all other documents as one corpus against the document
     (``evaluate``'s corpus BLEU) and divides that single number by N - 1 again.
 
-    ``pairs``, ``seed``, ``memory_budget``, ``progress``: as :func:`homogenization_rouge_l`
-    (BLEU is not symmetric: the pairs are ordered)."""
-    pairs = check_pairs(pairs)
-    rule = check_identical(identical, "homogenization-bleu")
-    if isinstance(texts, Prepared):
-        n_texts, chars = texts.tids.n_texts, 6 * texts.tids.n_tokens
-        is_corpus = texts.group is None
-        sizes = None if texts.group is None else np.bincount(texts.group, minlength=texts.n_groups)
-    else:  # the plan before tokenizing: a refusal allocates nothing
-        found, groups = text_groups(texts, setting)
-        n_texts, chars = sum(map(len, groups)), sum(len(t) for g in groups for t in g)
-        is_corpus = found == CORPUS
-        sizes = np.array([len(g) for g in groups])
-    if sizes is None:
-        sizes = np.array([n_texts])
-    if (sizes < 2).any():
-        bad = int(np.flatnonzero(sizes < 2)[0])
-        raise InputError(
-            "homogenization-bleu compares each document with the others: "
-            f"{'the corpus' if is_corpus else f'set {bad}'} has "
-            f"{int(sizes[bad])} document(s), at least 2 are needed"
-        )
-    if pairs is not None and not is_corpus:
-        raise InputError(
-            "homogenization-bleu: --pairs samples the pairs of a corpus; sets are exact"
-        )
-    total = pairs if pairs is not None else int(pair_counts(sizes, ordered=True).sum())
-    plan = _BLEU_COST.plan(
-        "homogenization-bleu", n_texts, chars, total, memory_budget, sampled=pairs is not None
-    )
-    plan.check("ask for fewer --pairs" if pairs is not None else PAIR_WAYS_OUT)
+    ``pairs``, ``seed``, ``memory_budget``, ``progress``, ``identical``: as
+    :func:`homogenization_rouge_l` (BLEU is not symmetric: the pairs are ordered)."""
+    run = _PairRun.of(_BLEU, options)
+    plan = _bleu_plan(texts, setting, run)
     prep = prepare(texts, tokenizer, lowercase, setting)
-    features = [_occurrence_features(prep, n) for n in range(1, max_n + 1)]
-    lengths = prep.tids.lengths
+    bleu = _PairBleu.of(prep, max_n, smoothing, same_tokens=run.identical == ONE)
     sig: dict[str, Any] = {
         "sim": f"bleu-{max_n}",
         "smooth": smoothing,
         "refs": "each-other-doc",
-        "ident": rule,
+        "ident": run.identical,
     }
-    # two documents with the same tokens (identical="one"): BLEU 1
-    same = None
-    if rule == ONE:
-        ids, off = prep.tids.ids.tolist(), prep.tids.offsets.tolist()
-        same = _text_codes([tuple(ids[a:b]) for a, b in zip(off[:-1], off[1:])])
-    if pairs is not None:
-        stats = MeanInterval()
-        label = "homogenization-bleu: sampled pairs"
-        with progress_callback(progress, label, pairs) as update:
-            for i, j in sampled_pair_chunks(n_texts, pairs, seed):
-                parts = split(i, j, plan.block_pairs)
-                bleu = np.concatenate(
-                    [_bleu_pairs(features, lengths, a, b, max_n, smoothing) for a, b in parts]
-                )
-                if same is not None:
-                    bleu[same[i] == same[j]] = 1.0
-                stats.add(bleu)
-                update(stats.count)
-        details = {**stats.details(seed), "estimate": plan.details()}
-        sig = {**sig, "pairs": pairs, "seed": seed}
-        return lexical_score("homogenization-bleu", np.array([stats.mean]), prep, sig, details)
-    group = prep.group if prep.group is not None else np.zeros(prep.tids.n_texts, dtype=np.int64)
-    per_doc = np.zeros(prep.tids.n_texts)
-    values = np.zeros(prep.n_groups)
-    done = 0
-    with progress_callback(progress, "homogenization-bleu: pairs", total) as update:
-        for g in range(prep.n_groups):
-            members = np.flatnonzero(group == g)
-            m = members.size
-            whole = m == prep.tids.n_texts  # a corpus: no copy of its features
-            sub = features if whole else [f[members] for f in features]
-            transposed = [x.T.tocsr() for x in sub]  # once per set, not once per block
-            step = max(1, plan.block_pairs // m)
-            for s in range(0, m, step):
-                rows = np.arange(s, min(s + step, m))
-                bleu = _bleu_rows(
-                    sub, transposed, lengths[members], rows, np.arange(m), max_n, smoothing
-                )
-                if same is not None:
-                    bleu[same[members[rows]][:, None] == same[members][None, :]] = 1.0
-                bleu[np.arange(rows.size), rows] = 0.0  # not against itself
-                per_doc[members[rows]] = bleu.sum(axis=1) / (m - 1)
-                done += rows.size * (m - 1)
-                update(done)
-            values[g] = per_doc[members].mean()
+    if run.pairs is not None:
+        stats = run.sample(prep.tids.n_texts, plan, bleu.of_pairs)
+        return lexical_score(_BLEU, np.array([stats.mean]), prep, *run.sampled(stats, plan, sig))
+    values, per_doc = bleu.per_document(prep, plan, run.progress)
     details = {"per_document": per_doc, "estimate": plan.details()}
-    return lexical_score("homogenization-bleu", values, prep, sig, details)
+    return lexical_score(_BLEU, values, prep, sig, details)

@@ -31,7 +31,7 @@ and itself P(entailment) = 0.81). See :mod:`diveval.semantic.identical`; the sig
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict
 
 import numpy as np
 
@@ -154,6 +154,20 @@ def ngram_matrices(items: list[list[str]], n_max: int = 2) -> list[np.ndarray]:
 
 def _groups(sizes: np.ndarray) -> dict[int, np.ndarray]:
     return {int(m): np.flatnonzero(sizes == m) for m in np.unique(sizes)}
+
+
+class SimilarityOptions(TypedDict, total=False):
+    """The keyword options of :func:`set_similarities`, which the metrics built on it pass on."""
+
+    nli_model: Any
+    embedding_model: Any
+    temperature: float
+    batch_size: Optional[int]
+    device: Optional[str]
+    cache_dir: Optional[str]
+    precision: Optional[str]
+    identical: Optional[str]
+    context: Any
 
 
 def set_similarities(

@@ -20,7 +20,8 @@ default) sets it to exactly 1, ``"model"`` keeps the computed cosine (1 to round
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from functools import partial
+from typing import Any, Callable, Optional, TypedDict, Unpack
 
 import numpy as np
 
@@ -28,7 +29,9 @@ from ..data import require_pairs, require_sets, sequence_probabilities, set_logp
 from ..errors import InputError
 from ..models.devices import signature_device, signature_precision
 from ..results import SETS, Score, make_signature
+from .embedding_diversity import embed_texts
 from .identical import ONE, check_identical, same_text
+from .vendi import vendi_from_eigenvalues
 
 DCSCORE_TAU = 1.0
 LOGDET_EPS = 1e-6
@@ -110,8 +113,6 @@ def remote_clique_of_kernel(k: np.ndarray) -> Any:
 def weighted_vendi_of_kernel(k: np.ndarray, p: np.ndarray) -> Any:
     """VS_p = exp(-sum_i lam_i log lam_i), lam the eigenvalues of K o sqrt(p) sqrt(p)^T (they
     sum to sum_i p_i K_ii = 1); uniform p gives the Vendi Score of K / n."""
-    from .vendi import vendi_from_eigenvalues
-
     root = np.sqrt(p)
     lam = np.linalg.eigvalsh(k * root[..., :, None] * root[..., None, :])
     if lam.ndim == 1:
@@ -124,6 +125,20 @@ def weighted_intdiv_of_kernel(k: np.ndarray, p: np.ndarray) -> Any:
     return _value(1.0 - np.einsum("...i,...ij,...j->...", p, k, p))
 
 
+class EmbedOptions(TypedDict, total=False):
+    """The keyword options every metric of this module takes: how the texts are embedded
+    (``batch_size``, ``device``, ``cache_dir``, ``precision``, as :func:`embed_texts` takes them),
+    ``identical`` ("one", the default, or "model": see :mod:`diveval.semantic.identical`), and
+    ``progress``, accepted for the engines' sake (the embedder shows its own bar on a terminal)."""
+
+    batch_size: Optional[int]
+    device: Optional[str]
+    cache_dir: Optional[str]
+    progress: Optional[bool]
+    precision: Optional[str]
+    identical: Optional[str]
+
+
 # -- per set, then the mean ----------------------------------------------------------------------
 
 
@@ -133,17 +148,17 @@ def _per_set(
     of_kernel: Callable[..., Any],
     params: dict[str, Any],
     *,
-    pairs: bool,
+    pairs: bool = False,
     model: Any,
     weights: Optional[list[np.ndarray]] = None,
     identical: Optional[str] = None,
+    progress: Optional[bool] = None,
     **embed_options: Any,
 ) -> Score:
     """``of_kernel`` of each set's cosine kernel, and their mean. ``weights``: one probability
     vector per set, then ``of_kernel(K, p)``. ``embed_options``: batch_size, device, cache_dir,
     precision, as :func:`embed_texts` takes them."""
-    from .embedding_diversity import embed_texts
-
+    del progress  # the embedder shows its own progress bar when stderr is a terminal
     items = require_sets(sets, name)
     rule = check_identical(identical, name)
     sizes = np.array([len(s) for s in items], dtype=np.int64)
@@ -183,17 +198,13 @@ def _per_set(
     return Score(name, float(values.mean()), sig, SETS, values)
 
 
-def rke(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-) -> Score:
+def _positive(value: float, what: str) -> float:
+    if not value > 0:
+        raise InputError(f"{what} must be > 0, got {value!r}")
+    return float(value)
+
+
+def rke(sets: Any, model: Any = None, **options: Unpack[EmbedOptions]) -> Score:
     """Rényi kernel entropy (Jalali et al. 2023), the order-2 Vendi Score in closed form, per set:
 
     RKE = 1 / ||K/n||_F^2 = n^2 / sum_ij K_ij^2
@@ -202,33 +213,11 @@ def rke(
     orthogonal ones give n: higher is more diverse. model: None (the offline all-MiniLM-L6-v2), a
     sentence-transformers name or folder, or any ``Embedder``.
     """
-    del progress  # the embedder shows its own progress bar when stderr is a terminal
-    return _per_set(
-        "rke",
-        sets,
-        rke_of_kernel,
-        {},
-        pairs=False,
-        model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    return _per_set("rke", sets, rke_of_kernel, {}, model=model, **options)
 
 
 def dcscore(
-    sets: Any,
-    model: Any = None,
-    *,
-    tau: float = DCSCORE_TAU,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
+    sets: Any, model: Any = None, *, tau: float = DCSCORE_TAU, **options: Unpack[EmbedOptions]
 ) -> Score:
     """DCScore (Zhu et al. 2025), each response classified among its own set, per set:
 
@@ -238,36 +227,12 @@ def dcscore(
     signature). Identical responses give 1, and a set whose responses are far apart approaches n:
     higher is more diverse.
     """
-    del progress
-    if not tau > 0:
-        raise InputError(f"dcscore's temperature tau must be > 0, got {tau!r}")
-    tau = float(tau)
-    return _per_set(
-        "dcscore",
-        sets,
-        lambda k: dcscore_of_kernel(k, tau),
-        {"tau": f"{tau:g}"},
-        pairs=False,
-        model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    tau = _positive(tau, "dcscore's temperature tau")
+    of_kernel = partial(dcscore_of_kernel, tau=tau)
+    return _per_set("dcscore", sets, of_kernel, {"tau": f"{tau:g}"}, model=model, **options)
 
 
-def intdiv(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-) -> Score:
+def intdiv(sets: Any, model: Any = None, **options: Unpack[EmbedOptions]) -> Score:
     """Internal diversity, as the vendi-score package defines it, with uniform weights, per set:
 
     IntDiv = 1 - sum_ij p_i p_j K_ij,  p_i = 1/n  (one minus the mean entry of K, diagonal included)
@@ -275,33 +240,11 @@ def intdiv(
     over the cosine kernel K of the set's n embeddings. Identical responses give 0: higher is more
     diverse (it may pass 1 when cosines are negative).
     """
-    del progress
-    return _per_set(
-        "intdiv",
-        sets,
-        intdiv_of_kernel,
-        {"p": "uniform"},
-        pairs=False,
-        model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    return _per_set("intdiv", sets, intdiv_of_kernel, {"p": "uniform"}, model=model, **options)
 
 
 def logdet(
-    sets: Any,
-    model: Any = None,
-    *,
-    eps: float = LOGDET_EPS,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
+    sets: Any, model: Any = None, *, eps: float = LOGDET_EPS, **options: Unpack[EmbedOptions]
 ) -> Score:
     """Log-determinant of the cosine kernel, regularised, per set:
 
@@ -312,36 +255,12 @@ def logdet(
     unit embeddings span: identical responses give the least, log(eps^(n-1) (n + eps)); higher is
     more diverse.
     """
-    del progress
-    if not eps > 0:
-        raise InputError(f"logdet's eps must be > 0, got {eps!r}")
-    eps = float(eps)
-    return _per_set(
-        "logdet",
-        sets,
-        lambda k: logdet_of_kernel(k, eps),
-        {"eps": f"{eps:g}"},
-        pairs=False,
-        model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    eps = _positive(eps, "logdet's eps")
+    of_kernel = partial(logdet_of_kernel, eps=eps)
+    return _per_set("logdet", sets, of_kernel, {"eps": f"{eps:g}"}, model=model, **options)
 
 
-def chamfer(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-) -> Score:
+def chamfer(sets: Any, model: Any = None, **options: Unpack[EmbedOptions]) -> Score:
     """Chamfer distance (Cox et al. 2021): how far each response is from its nearest other, per set:
 
     Chamfer = (1/n) sum_i min_{j != i} d_ij,  d_ij = 1 - cos(x_i, x_j)
@@ -350,33 +269,12 @@ def chamfer(
     the ``diversity`` package's ``chamfer_dist`` on the same embeddings (it excludes the self-
     distance too), which rounds to 3 decimals.
     """
-    del progress
     return _per_set(
-        "chamfer",
-        sets,
-        chamfer_of_kernel,
-        {"dist": "1-cosine"},
-        pairs=True,
-        model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
+        "chamfer", sets, chamfer_of_kernel, {"dist": "1-cosine"}, pairs=True, model=model, **options
     )
 
 
-def remote_clique(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
-) -> Score:
+def remote_clique(sets: Any, model: Any = None, **options: Unpack[EmbedOptions]) -> Score:
     """Remote clique (Cox et al. 2021): the mean distance between two responses of a set:
 
     RemoteClique = (2 / (n (n-1))) sum_{i<j} d_ij,  d_ij = 1 - cos(x_i, x_j)
@@ -386,7 +284,6 @@ def remote_clique(
     self-distance, i.e. sum_ij d_ij / n^2 = RemoteClique * (n-1)/n: smaller by a factor that
     depends on the set size. diveval averages the pairs only, so sets of different sizes compare.
     """
-    del progress
     return _per_set(
         "remote-clique",
         sets,
@@ -394,11 +291,7 @@ def remote_clique(
         {"dist": "1-cosine", "pairs": "i<j"},
         pairs=True,
         model=model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
+        **options,
     )
 
 
@@ -423,7 +316,6 @@ def _weighted(
         items,
         of_kernel,
         {"p": "logprobs", "q": "1"} if name.startswith("vendi") else {"p": "logprobs"},
-        pairs=False,
         model=model,
         weights=[sequence_probabilities(r) for r in rows],
         **embed_options,
@@ -431,16 +323,7 @@ def _weighted(
 
 
 def vendi_weighted(
-    sets: Any,
-    model: Any = None,
-    *,
-    logprobs: Any = None,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
+    sets: Any, model: Any = None, *, logprobs: Any = None, **options: Unpack[EmbedOptions]
 ) -> Score:
     """The probability-weighted Vendi Score (Friedman & Dieng 2022, as the vendi-score package's
     ``score_K(K, p=p)`` computes it), per set:
@@ -452,32 +335,11 @@ def vendi_weighted(
     found far less likely counts for less: a set whose mass sits on one response is near 1 however
     varied the unlikely ones are. Uniform p gives ``vendi``. Higher is more diverse.
     """
-    del progress
-    return _weighted(
-        "vendi-weighted",
-        weighted_vendi_of_kernel,
-        sets,
-        logprobs,
-        model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    return _weighted("vendi-weighted", weighted_vendi_of_kernel, sets, logprobs, model, **options)
 
 
 def intdiv_weighted(
-    sets: Any,
-    model: Any = None,
-    *,
-    logprobs: Any = None,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
+    sets: Any, model: Any = None, *, logprobs: Any = None, **options: Unpack[EmbedOptions]
 ) -> Score:
     """Internal diversity weighted by sequence probability (the vendi-score package's
     ``intdiv_K(K, p=p)``), per set:
@@ -487,16 +349,4 @@ def intdiv_weighted(
     with p the responses' sequence probabilities from the input's ``logprobs``, normalised within
     the set. Uniform p gives ``intdiv``. Higher is more diverse.
     """
-    del progress
-    return _weighted(
-        "intdiv-weighted",
-        weighted_intdiv_of_kernel,
-        sets,
-        logprobs,
-        model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    return _weighted("intdiv-weighted", weighted_intdiv_of_kernel, sets, logprobs, model, **options)

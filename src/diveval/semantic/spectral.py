@@ -37,13 +37,14 @@ the sentence and itself 0.81): EigV 1 and Degree 0 with ``one``, 1.14 and 0.124 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from functools import partial
+from typing import Any, Callable, Optional, Unpack
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
-from .pair_similarity import by_size, set_similarities
+from .pair_similarity import SimilarityOptions, by_size, set_similarities
 
 DEFAULT_SIMILARITY = "nli-entailment"
 ECCENTRICITY_THRESHOLD = 0.9
@@ -83,23 +84,12 @@ def _spectral(
     sets: Any,
     of_stack: Callable[[np.ndarray], np.ndarray],
     params: dict[str, Any],
-    *,
     similarity: Optional[str],
-    nli_model: Any,
-    embedding_model: Any,
-    temperature: float,
-    context: Any,
-    **model_options: Any,
+    **options: Unpack[SimilarityOptions],
 ) -> Score:
+    """``of_stack`` of each set's similarity matrix W, and their mean."""
     items, matrices, sim_params = set_similarities(
-        sets,
-        similarity or DEFAULT_SIMILARITY,
-        name,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        context=context,
-        **model_options,
+        sets, similarity or DEFAULT_SIMILARITY, name, **options
     )
     values = np.empty(len(items))
     for _, index in by_size(matrices).items():
@@ -112,16 +102,8 @@ def spectral_eigv(
     sets: Any,
     similarity: Optional[str] = None,
     *,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    temperature: float = 1.0,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
     progress: Optional[bool] = None,
-    context: Any = None,
+    **options: Unpack[SimilarityOptions],
 ) -> Score:
     """EigV (Lin et al. 2023) of each set's similarity graph, and the mean over sets:
 
@@ -132,39 +114,16 @@ def spectral_eigv(
     identical: "one" (default: two responses with the same text have W_ij = 1) or "model" (the
     model's score of the pair; see ``diveval.semantic.identical``).
     """
-    del progress
-    return _spectral(
-        "spectral-eigv",
-        sets,
-        eigv_of,
-        {"eig": "clip0"},
-        similarity=similarity,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        context=context,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    del progress  # the models show their own progress bars
+    return _spectral("spectral-eigv", sets, eigv_of, {"eig": "clip0"}, similarity, **options)
 
 
 def spectral_degree(
     sets: Any,
     similarity: Optional[str] = None,
     *,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    temperature: float = 1.0,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
     progress: Optional[bool] = None,
-    context: Any = None,
+    **options: Unpack[SimilarityOptions],
 ) -> Score:
     """Degree (Lin et al. 2023's U_Deg) of each set's similarity graph, and the mean over sets:
 
@@ -172,23 +131,8 @@ def spectral_degree(
 
     The authors' code reports k times this (mean_i sum_j (1 - W_ij)); the paper's form is used.
     """
-    del progress
-    return _spectral(
-        "spectral-degree",
-        sets,
-        degree_of,
-        {"norm": "k^2"},
-        similarity=similarity,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        context=context,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    del progress  # the models show their own progress bars
+    return _spectral("spectral-degree", sets, degree_of, {"norm": "k^2"}, similarity, **options)
 
 
 def spectral_eccentricity(
@@ -196,16 +140,8 @@ def spectral_eccentricity(
     similarity: Optional[str] = None,
     *,
     threshold: float = ECCENTRICITY_THRESHOLD,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    temperature: float = 1.0,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-    identical: Optional[str] = None,
     progress: Optional[bool] = None,
-    context: Any = None,
+    **options: Unpack[SimilarityOptions],
 ) -> Score:
     """Eccentricity (Lin et al. 2023's U_Ecc) of each set's similarity graph, and the mean:
 
@@ -213,23 +149,10 @@ def spectral_eccentricity(
 
     threshold: the eigenvalue cut-off that picks the eigenvectors (0.9, the authors' default).
     """
-    del progress
+    del progress  # the models show their own progress bars
     if not np.isfinite(threshold):
         raise InputError(f"spectral-eccentricity: threshold must be finite, got {threshold!r}")
     threshold = float(threshold)
-    return _spectral(
-        "spectral-eccentricity",
-        sets,
-        lambda w: eccentricity_of(w, threshold),
-        {"eig_below": f"{threshold:g}"},
-        similarity=similarity,
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        context=context,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-        identical=identical,
-    )
+    of_stack = partial(eccentricity_of, threshold=threshold)
+    params = {"eig_below": f"{threshold:g}"}
+    return _spectral("spectral-eccentricity", sets, of_stack, params, similarity, **options)

@@ -13,6 +13,7 @@ It gives the same tokens as ``str.split()``; when the text holds a non-ASCII whi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -81,88 +82,129 @@ def whitespace_token_ids(texts: Sequence[str], chunk_chars: int = CHUNK_CHARS) -
     if n_texts == 0:
         return TokenIds(np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), ())
     chunks, most = _chunks(texts, chunk_chars)
-    ids = np.empty(most, dtype=np.int64)  # short: the chunk's rank; medium: 0; long: its index
-    kind = np.empty(most, dtype=np.int8)  # 0 short, 1 medium, 2 long
     counts = np.zeros(n_texts, dtype=np.int64)  # tokens per text
-    spans: list[tuple[int, int]] = []  # per chunk: its tokens' [first, end) in ids
-    short_keys: list[np.ndarray] = []  # per chunk: its distinct short keys, ascending
-    heads: list[np.ndarray] = []
-    tails: list[np.ndarray] = []
-    long_index: dict[bytes, int] = {}
-    at = 0
+    keys = _TokenKeys(most)
     for first, end in chunks:
-        chunk = texts[first:end]
-        joined = "\n".join(chunk)
-        if not joined.isascii() and _UNICODE_WS.search(joined):
+        tokens = _chunk_tokens(texts[first:end])
+        if tokens is None:
             return None
-        only_joins = joined.count("\n") == len(chunk) - 1
-        raw = joined.encode("utf-8")
-        del joined
-        data = np.frombuffer(raw + b"\x00" * 16, dtype=np.uint8)  # padding: gathers past the end
-        body = data[: len(raw)]
-        inside = ~_WS_TABLE[body]
-        edges = np.diff(inside.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        del inside
-        starts = np.flatnonzero(edges == 1)
-        lengths = np.flatnonzero(edges == -1) - starts
-        del edges
-        # tokens per text: how many tokens start before each joining newline
-        cuts = np.searchsorted(starts, _borders(chunk, body, only_joins))
-        counts[first:end] = np.diff(cuts, prepend=0, append=starts.size)
+        counts[first:end] = tokens.per_text
+        keys.add(tokens)
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ids, vocab = keys.ids_and_vocabulary()
+    return TokenIds(ids, offsets, tuple(vocab))
 
-        out = ids[at : at + starts.size]
-        out_kind = kind[at : at + starts.size]
-        spans.append((at, at + starts.size))
-        at += starts.size
+
+@dataclass
+class _ChunkTokens:
+    """The tokens of one chunk of texts, found in its UTF-8 bytes."""
+
+    raw: bytes
+    data: np.ndarray  # the bytes as uint8, padded: gathers may read past the end
+    starts: np.ndarray  # each token's first byte
+    lengths: np.ndarray  # each token's bytes
+    per_text: np.ndarray  # tokens of each text of the chunk
+
+
+def _chunk_tokens(chunk: Sequence[str]) -> _ChunkTokens | None:
+    """The tokens of ``chunk``; None where a text holds a non-ASCII white space character."""
+    joined = "\n".join(chunk)
+    if not joined.isascii() and _UNICODE_WS.search(joined):
+        return None
+    only_joins = joined.count("\n") == len(chunk) - 1
+    raw = joined.encode("utf-8")
+    del joined
+    data = np.frombuffer(raw + b"\x00" * 16, dtype=np.uint8)
+    body = data[: len(raw)]
+    inside = ~_WS_TABLE[body]
+    edges = np.diff(inside.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    del inside
+    starts = np.flatnonzero(edges == 1)
+    lengths = np.flatnonzero(edges == -1) - starts
+    del edges
+    # tokens per text: how many tokens start before each joining newline
+    cuts = np.searchsorted(starts, _borders(chunk, body, only_joins))
+    return _ChunkTokens(raw, data, starts, lengths, np.diff(cuts, prepend=0, append=starts.size))
+
+
+class _TokenKeys:
+    """Every chunk's tokens as exact keys: short ones (<= 7 bytes) one uint64 with their length,
+    medium ones (8-15 bytes) two, long ones a dict; then the ids, ranks among all the keys."""
+
+    def __init__(self, most: int) -> None:
+        self.ids = np.empty(most, dtype=np.int64)  # short: the chunk's rank; medium 0; long: index
+        self.kind = np.empty(most, dtype=np.int8)  # 0 short, 1 medium, 2 long
+        self.spans: list[tuple[int, int]] = []  # per chunk: its tokens' [first, end) in ids
+        self.short_keys: list[np.ndarray] = []  # per chunk: its distinct short keys, ascending
+        self.heads: list[np.ndarray] = []
+        self.tails: list[np.ndarray] = []
+        self.long_index: dict[bytes, int] = {}
+        self.at = 0
+
+    def add(self, tokens: _ChunkTokens) -> None:
+        """Write the keys of one chunk's tokens: short ranks among the chunk's short keys."""
+        data, starts, lengths = tokens.data, tokens.starts, tokens.lengths
+        out = self.ids[self.at : self.at + starts.size]
+        out_kind = self.kind[self.at : self.at + starts.size]
+        self.spans.append((self.at, self.at + starts.size))
+        self.at += starts.size
         out_kind[:] = 0
         short = lengths <= 7
         s, ln = starts[short], lengths[short]
         keys = (_words(data, s) & _KEEP[ln]) | ln.astype(np.uint64)
         uniq, out[short] = factorize(keys)
-        short_keys.append(uniq)
+        self.short_keys.append(uniq)
         medium = (lengths > 7) & (lengths <= 15)
         if medium.any():
             out_kind[medium] = 1
             out[medium] = 0
             s, ln = starts[medium], lengths[medium]
-            heads.append(_words(data, s))
-            tails.append((_words(data, s + 8) & _KEEP[ln - 8]) | ln.astype(np.uint64))
+            self.heads.append(_words(data, s))
+            self.tails.append((_words(data, s + 8) & _KEEP[ln - 8]) | ln.astype(np.uint64))
         long_ = np.flatnonzero(lengths > 15)
         if long_.size:
             out_kind[long_] = 2
+            raw = tokens.raw
             for i in long_.tolist():
                 tok = raw[starts[i] : starts[i] + lengths[i]]
-                out[i] = long_index.setdefault(tok, len(long_index))
+                out[i] = self.long_index.setdefault(tok, len(self.long_index))
 
-    vocab: list[str] = []
-    all_short = union_sorted(short_keys) if short_keys else np.zeros(0, dtype=np.uint64)
-    for k in all_short.tolist():
-        vocab.append(k.to_bytes(8, "big")[: k & 0xFF].decode("utf-8"))
-    medium_ids = np.zeros(0, dtype=np.int64)
-    if heads:
-        head_u, head = factorize(np.concatenate(heads))
-        tail_u, tail = factorize(np.concatenate(tails))
+    def ids_and_vocabulary(self) -> tuple[np.ndarray, list[str]]:
+        """(every token's id, the vocabulary): the keys' ranks among every chunk's keys."""
+        vocab: list[str] = []
+        short_keys = self.short_keys
+        all_short = union_sorted(short_keys) if short_keys else np.zeros(0, dtype=np.uint64)
+        for k in all_short.tolist():
+            vocab.append(k.to_bytes(8, "big")[: k & 0xFF].decode("utf-8"))
+        medium_ids = self._medium_ids(vocab)
+        long_base = len(vocab)
+        vocab.extend(t.decode("utf-8") for t in self.long_index)
+        ids, kind = self.ids, self.kind
+        medium_at = 0
+        for (a, b), uniq in zip(self.spans, short_keys):
+            out, out_kind = ids[a:b], kind[a:b]
+            short = out_kind == 0
+            out[short] = np.searchsorted(all_short, uniq)[out[short]]
+            medium = out_kind == 1
+            n_medium = int(np.count_nonzero(medium))
+            out[medium] = medium_ids[medium_at : medium_at + n_medium]
+            medium_at += n_medium
+            out[out_kind == 2] += long_base
+        del self.kind
+        # a view of the first tokens: the pages past them were never written, so never resident
+        return ids[: self.at], vocab
+
+    def _medium_ids(self, vocab: list[str]) -> np.ndarray:
+        """The ids of the medium tokens, in order, after the ``vocab`` so far (extended)."""
+        if not self.heads:
+            return np.zeros(0, dtype=np.int64)
+        head_u, head = factorize(np.concatenate(self.heads))
+        tail_u, tail = factorize(np.concatenate(self.tails))
         pair_u, medium_ids = factorize(head * len(tail_u) + tail)
         medium_ids += len(vocab)
         for p in pair_u.tolist():
             h, t = head_u[p // len(tail_u)], tail_u[p % len(tail_u)]
             word = int(h).to_bytes(8, "big") + int(t).to_bytes(8, "big")[: (int(t) & 0xFF) - 8]
             vocab.append(word.decode("utf-8"))
-    long_base = len(vocab)
-    vocab.extend(t.decode("utf-8") for t in long_index)
-
-    medium_at = 0
-    for (a, b), uniq in zip(spans, short_keys):
-        out, out_kind = ids[a:b], kind[a:b]
-        short = out_kind == 0
-        out[short] = np.searchsorted(all_short, uniq)[out[short]]
-        medium = out_kind == 1
-        n_medium = int(np.count_nonzero(medium))
-        out[medium] = medium_ids[medium_at : medium_at + n_medium]
-        medium_at += n_medium
-        out[out_kind == 2] += long_base
-    del kind
-    offsets = np.zeros(n_texts + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    # a view of the first tokens: the pages past them were never written, so never resident
-    return TokenIds(ids[:at], offsets, tuple(vocab))
+        return medium_ids
