@@ -452,9 +452,7 @@ def identical_example(metric: Any) -> list[str]:
     three copies of one response under each rule (runnable as shown)."""
     if "identical" not in metric.options:
         return []
-    from diveval.semantic.identical import default_rule
-
-    name, rule = metric.name, default_rule(metric.name)
+    name, rule = metric.name, metric.option_default("identical")
     return [
         "## Identical responses",
         "",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..io import json_out
-from . import add_json_flag, add_metric_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
 
 EPILOG = """examples:
   diveval length-bias                                   designated distribution, lengths 5..40
@@ -131,7 +130,7 @@ def run(args) -> int:
         out = {"runs": [r.to_dict() for r in runs]}
         if args.plot:
             out["plot"] = args.plot
-        print(json_out.dumps(out, indent=2))
+        print_json(out)
         return 0
     print(format_runs(runs))
     if args.plot:

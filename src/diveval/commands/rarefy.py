@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_out
 from ..io.readers import FORMATS
-from . import add_json_flag, help_formatter
+from . import add_json_flag, help_formatter, print_json
 from .options import add_model_options, add_option_flags, metric_options
 
 EPILOG = """examples:
@@ -102,7 +101,7 @@ def run(args) -> int:
     else:
         run.update(scores={}, rarefaction=bodies["all"]["rarefaction"])
     if args.json:
-        print(json_out.dumps(run, indent=2, ensure_ascii=False))
+        print_json(run)
     else:
         _print_table(results, at_k)
     if args.report:
