@@ -36,6 +36,10 @@ def _functions(row: Metric) -> list[Callable[..., Any]]:
     return fns
 
 
+#: options a registry wrapper passes on under the implementation's own name
+RENAMED = {"pairs_seed": "seed"}
+
+
 def disagreements(row: Metric) -> list[str]:
     """Each keyword default (and module-level ``DEFAULT_<OPTION>``) of the functions behind
     ``row`` that differs from the row's option default."""
@@ -46,6 +50,8 @@ def disagreements(row: Metric) -> list[str]:
         for name in row.options:
             want = row.option_default(name)
             param = params.get(name)
+            if param is None and fn is not row.compute:
+                param = params.get(RENAMED.get(name, name))
             if param is not None and param.default not in (inspect.Parameter.empty, None):
                 if param.default != want:
                     out.append(f"{fn.__qualname__}({name}={param.default!r}), option: {want!r}")

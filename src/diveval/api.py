@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Union
 
 from .errors import InputError
+from .options import AT_K_OPTIONS
 from .scale.engine import EngineOptions
 from .scale.local import Scores
 
@@ -46,7 +47,7 @@ def score(
 
         set_threads(options.pop("threads"))
     run_on, options = EngineOptions.split(engine, options)
-    at_k = {k: options.pop(k) for k in ("at_k", "at_k_draws", "at_k_seed") if k in options}
+    at_k = {k: options.pop(k) for k in AT_K_OPTIONS if k in options}
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
         if run_on.engine == "ray":
             raise InputError("at_k runs in this process: not with engine='ray'")

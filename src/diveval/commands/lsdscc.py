@@ -33,7 +33,7 @@ def add_parser(sub):
         default=None,
         help="a file with one query per line; checked against the JSON's queries, in order",
     )
-    p.add_argument("--eos", default="</s>", help="separator of hypotheses on a line (default </s>)")
+    p.add_argument("--eos", default="</s>", help="separator of hypotheses on a line")
     p.add_argument(
         "--alignment",
         action="store_true",

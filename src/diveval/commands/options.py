@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..meta.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from ..options import KNOWN_OPTIONS, OPTION
+from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT
 
 #: The defaults of the flag groups below, one constant each.
@@ -190,4 +190,4 @@ def add_sampling_flags(g: Any, *, top_p: float | None, top_k: bool = False) -> N
 
 def add_at_k_options(p: Any) -> None:
     """--at-k K and the seeded draws behind it (``diveval.options``' at-k options)."""
-    add_option_flags(p, "at_k", "at_k_draws", "at_k_seed")
+    add_option_flags(p, *AT_K_OPTIONS)
