@@ -8,11 +8,11 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ..io.readers import FORMATS
 from ..meta import compare as cmp
 from . import add_json_flag, add_metric_flag, help_formatter, print_json
 from .options import (
     add_at_k_options,
+    add_input_flags,
     add_model_options,
     add_option_flags,
     add_resampling_flags,
@@ -48,8 +48,7 @@ def add_parser(sub):
         metavar="INPUT",
         help="the baseline, then the candidates (what `diveval score` reads); or one file with --by",
     )
-    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
-    p.add_argument("--field", "--column", dest="field", metavar="NAME", help="the responses field")
+    add_input_flags(p, "the responses field")
     p.add_argument(
         "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
     )

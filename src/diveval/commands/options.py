@@ -1,4 +1,6 @@
-"""From parsed CLI arguments to metric options: the one mapping every command uses.
+"""From parsed CLI arguments to metric options: the one mapping every command uses; and the
+groups of flags several commands share, each declared once here (a command calls the group's
+``add_*`` function; the defaults come from one constant each, below).
 
 A flag's ``dest`` is the option's canonical name (``--nli-model`` -> ``nli_model``, ``--cache`` ->
 ``cache_dir``). An unset flag (None, or False for a switch) is left out, so the metric's own
@@ -10,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..io.readers import FORMATS, read_input
 from ..meta.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
-from . import SHOWN_DEFAULT
+from . import SHOWN_DEFAULT, add_online_flag
 
 #: The defaults of the flag groups below, one constant each.
 DEFAULT_SEED = 0  # every seeded resample and draw of the commands
@@ -82,8 +85,6 @@ MODEL_OPTIONS = (
 def add_model_options(p: Any) -> None:
     """The flags of the model-backed metrics, and ``--online``."""
     add_option_flags(p, *MODEL_OPTIONS)
-    from . import add_online_flag
-
     add_online_flag(p)
 
 
@@ -97,8 +98,6 @@ def parse_vocab(value: Any) -> Any:
                 f"--vocab must be a positive integer, 'tokenizer' or a file, got {value}"
             )
         return int(value)
-    from ..io.readers import read_input
-
     return read_input(value, "txt").items
 
 
@@ -111,6 +110,12 @@ def bootstrap_arguments(args) -> dict:
         "replace": not args.no_replace,
         "seed": args.seed,
     }
+
+
+def add_input_flags(p: Any, field_help: str) -> None:
+    """--format and --field/--column of a command that reads responses (``diveval.io.readers``)."""
+    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
+    p.add_argument("--field", "--column", dest="field", metavar="NAME", help=field_help)
 
 
 def add_resampling_flags(

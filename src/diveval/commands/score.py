@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..io.readers import FORMATS
 from ..meta.levels import DEFAULT_DRAWS
 from ..scale.engine import EngineOptions
 from . import add_json_flag, add_metric_flag, help_formatter, print_json, print_warnings
 from .options import (
     add_at_k_options,
     add_engine_options,
+    add_input_flags,
     add_model_options,
     add_option_flags,
     add_resampling_flags,
@@ -45,13 +45,9 @@ def add_parser(sub):
         "input",
         help="a .txt, .jsonl, .json, .csv, .tsv or .parquet file, a datasets folder, or - (stdin)",
     )
-    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
-    p.add_argument(
-        "--field",
-        "--column",
-        dest="field",
-        metavar="NAME",
-        help="the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
+    add_input_flags(
+        p,
+        "the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
         "e.g. positive_responses for DailyDialog++",
     )
     add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
