@@ -15,6 +15,7 @@ every registered row, that the keyword defaults of its compute, its implementati
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, TypeVar
@@ -133,6 +134,17 @@ class Metric:
     def option_default(self, name: str) -> Any:
         """This metric's default of option ``name``, as :mod:`diveval.options` declares it."""
         return OPTION[name].default_for(self.name)
+
+    @property
+    def implementation(self) -> Callable[..., Any]:
+        """The function that computes this metric: ``compute`` itself, or the function a registry
+        wrapper names (:func:`implemented_by`), imported now."""
+        path = getattr(self.compute, "implementation", None)
+        if path is None:
+            return self.compute
+        module, name = path.split(":")
+        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return found
 
     @property
     def takes_context(self) -> bool:
