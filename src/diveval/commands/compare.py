@@ -17,6 +17,7 @@ from .options import (
     add_option_flags,
     add_resampling_flags,
     metric_options,
+    resampling_arguments,
 )
 
 EPILOG = """examples:
@@ -127,10 +128,8 @@ def run(args) -> int:
         args.metrics,
         baseline=args.baseline,
         test=args.test,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        **resampling_arguments(args),
         alpha=args.alpha,
-        confidence=args.confidence,
         levels=args.levels,
         match=match,
         **metric_options(args),

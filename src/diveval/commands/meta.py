@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import sys
+from typing import Callable, TypeVar
+
+from ..errors import InputError
 from ..meta.agreement import DEFAULT_TOKENIZER as TEVET_TOKENIZER
+from ..meta.agreement import agreement
+from ..meta.tevet import HUMAN, tevet_test
+from ..report.progress import track
 from . import add_json_flag, add_metric_flag, help_formatter, print_json
 from .options import (
+    MODEL_OPTIONS,
     add_bootstrap_options,
     add_model_options,
     add_option_flags,
     bootstrap_arguments,
+    metric_options,
 )
+
+T = TypeVar("T")
 
 EPILOG = """examples:
   diveval meta tevet con_test_200_with_hds_resp_gen.csv --metric avg-distinct --metric cos-diversity
@@ -122,37 +133,37 @@ def run(args) -> int:
     return fn(args)
 
 
-def run_tevet(args) -> int:
-    import sys
-
-    from ..errors import InputError
-    from ..meta.tevet import HUMAN, tevet_test
-    from ..report.progress import track
-    from .options import MODEL_OPTIONS, metric_options
-
-    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
-    results = {}
-    for path in track(
-        args.inputs,
-        "Tevet & Berant tests",
-        total=len(args.inputs),
-        enabled=None if len(args.inputs) > 1 else False,
-    ):
+def _each_file(inputs: list[str], title: str, test: Callable[[str], T]) -> dict[str, T]:
+    """``{path: test(path)}`` of each input file, with a progress bar over several files; an
+    input error that names no file is about the one being read."""
+    out = {}
+    for path in track(inputs, title, total=len(inputs), enabled=None if len(inputs) > 1 else False):
         try:
-            results[path] = tevet_test(
-                path,
-                args.metrics,
-                tokenizer=args.tokenizer,
-                lowercase=args.lowercase,
-                **bootstrap_arguments(args),
-                decimals=args.decimals,
-                progress=True,
-                **options,
-            )
+            out[path] = test(path)
         except InputError as exc:
             if exc.path is None:
                 raise InputError(exc.problem, path) from None
             raise
+    return out
+
+
+def run_tevet(args) -> int:
+    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
+    results = _each_file(
+        args.inputs,
+        "Tevet & Berant tests",
+        lambda path: tevet_test(
+            path,
+            args.metrics,
+            tokenizer=args.tokenizer,
+            lowercase=args.lowercase,
+            **bootstrap_arguments(args),
+            decimals=args.decimals,
+            progress=True,
+            **options,
+        ),
+    )
+    for path in results:
         left_out = [m for m in args.metrics if m not in {r.metric for r in results[path]}]
         if left_out:  # only the human line is ever left out: the file has no human scores
             print(
@@ -224,40 +235,27 @@ def _interval_text(value, interval) -> str:
 
 
 def run_agreement(args) -> int:
-    from ..errors import InputError
-    from ..meta.agreement import agreement
-    from ..report.progress import track
-    from .options import MODEL_OPTIONS, metric_options
-
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets
         raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")
     options = metric_options(args, *MODEL_OPTIONS)
-    results = []
-    for path in track(
-        args.inputs,
-        "agreement",
-        total=len(args.inputs),
-        enabled=None if len(args.inputs) > 1 else False,
-    ):
-        try:
-            results.append(
-                agreement(
-                    path,
-                    args.metrics,
-                    n_resamples=args.resamples or None,
-                    confidence=args.confidence,
-                    seed=args.seed,
-                    tokenizer=args.tokenizer,
-                    lowercase=args.lowercase,
-                    progress=len(args.inputs) == 1,
-                    **options,
-                )
-            )
-        except InputError as exc:
-            if exc.path is None:
-                raise InputError(exc.problem, path) from None
-            raise
+    results = list(
+        _each_file(
+            args.inputs,
+            "agreement",
+            lambda path: agreement(
+                path,
+                args.metrics,
+                n_resamples=args.resamples or None,
+                confidence=args.confidence,
+                seed=args.seed,
+                tokenizer=args.tokenizer,
+                lowercase=args.lowercase,
+                progress=len(args.inputs) == 1,
+                **options,
+            ),
+        ).values()
+    )
     if args.json:
         rows = [r.to_dict(args.values) for res in results for r in res.rows]
         files = [{k: v for k, v in res.to_dict().items() if k != "rows"} for res in results]

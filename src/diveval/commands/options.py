@@ -101,14 +101,18 @@ def parse_vocab(value: Any) -> Any:
     return read_input(value, "txt").items
 
 
-def bootstrap_arguments(args) -> dict:
+def resampling_arguments(args: Any) -> dict[str, Any]:
+    """The keyword arguments of the flags of :func:`add_resampling_flags`."""
+    return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
+
+
+def bootstrap_arguments(args: Any) -> dict[str, Any]:
     """The keyword arguments of the bootstrap flags of :func:`add_bootstrap_options`."""
     return {
+        **resampling_arguments(args),
         "n_resamples": args.resamples or None,
-        "confidence": args.confidence,
         "fraction": args.fraction,
         "replace": not args.no_replace,
-        "seed": args.seed,
     }
 
 

@@ -17,6 +17,7 @@ from .options import (
     add_resampling_flags,
     metric_options,
     parse_vocab,
+    resampling_arguments,
 )
 
 __all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older import paths kept
@@ -482,9 +483,7 @@ def _run_across(args) -> int:
         groups,
         args.similarity,
         q=args.viewpoint,
-        n_resamples=args.resamples,
-        confidence=args.confidence,
-        seed=args.seed,
+        **resampling_arguments(args),
         context=RunContext(progress=True),
         **options,
     )
@@ -511,9 +510,7 @@ def _levels(args, names, payload, options, score_level) -> list:
             payload,
             k=args.k,
             draws=args.draws,
-            n_resamples=args.resamples,
-            confidence=args.confidence,
-            seed=args.seed,
+            **resampling_arguments(args),
             context=context,
             **options,
         )
