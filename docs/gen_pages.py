@@ -80,62 +80,6 @@ def families() -> list[tuple[str, list[Any]]]:
     return out
 
 
-def snake(name: str) -> str:
-    return name.replace("-", "_")
-
-
-def implementation(metric: Any, registered: set[str]) -> Callable[..., Any]:
-    """The function whose docstring defines the metric.
-
-    A row's ``compute`` is often a small adapter in a ``register`` module that imports the real
-    function lazily (``import diveval`` stays cheap); follow that import, reading the adapter's
-    source: the imported function named like the metric, else the first one that is not another
-    metric's own function (``nli-baseline`` calls ``nli_diversity``, not ``nli_counts``).
-    """
-    fn = metric.compute
-    if "register" not in fn.__module__.rsplit(".", 1)[-1]:
-        return fn
-    candidates = _lazy_imports(fn)
-    for target in candidates:
-        if target.__name__ == snake(metric.name):
-            return target
-    others = {snake(n) for n in registered} - {snake(metric.name)}
-    for target in candidates:
-        if target.__name__ not in others:
-            return target
-    return fn
-
-
-def _lazy_imports(fn: Callable[..., Any], depth: int = 2) -> list[Callable[..., Any]]:
-    """Functions a register adapter imports inside its body, following calls to other functions
-    of the same module (``_make`` -> ``_corpus``) up to ``depth`` levels."""
-    try:
-        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return []
-    module = sys.modules[fn.__module__]
-    package = module.__package__ or ""
-    found: list[Callable[..., Any]] = []
-    called: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            target = importlib.import_module(
-                importlib.util.resolve_name("." * node.level + (node.module or ""), package)
-            )
-            for alias in node.names:
-                obj = getattr(target, alias.name, None)
-                if callable(obj) and obj not in found:
-                    found.append(obj)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            called.append(node.func.id)
-    if depth > 0:
-        for name in called:
-            helper = getattr(module, name, None)
-            if inspect.isfunction(helper) and helper.__module__ == module.__name__:
-                found.extend(f for f in _lazy_imports(helper, depth - 1) if f not in found)
-    return found
-
-
 # ---------------------------------------------------------------- docstrings
 
 
@@ -277,13 +221,11 @@ def _cell(value: Any) -> str:
     return _inline(value).replace("|", "\\|")
 
 
-def metric_page(
-    metric: Any, family: str, registered: set[str], flags: dict[str, str], impls: dict[str, str]
-) -> Page:
+def metric_page(metric: Any, family: str, flags: dict[str, str], impls: dict[str, str]) -> Page:
     """``impls``: {metric name: the name of the function that computes it}, for every metric."""
     from diveval.results import CORPUS
 
-    impl = implementation(metric, registered)
+    impl = metric.implementation
     impl_module = sys.modules.get(impl.__module__)
     module_doc = impl_module.__doc__ if impl_module is not None else None
     if "register" in impl.__module__.rsplit(".", 1)[-1]:
@@ -452,9 +394,7 @@ def identical_example(metric: Any) -> list[str]:
     three copies of one response under each rule (runnable as shown)."""
     if "identical" not in metric.options:
         return []
-    from diveval.semantic.identical import default_rule
-
-    name, rule = metric.name, default_rule(metric.name)
+    name, rule = metric.name, metric.option_default("identical")
     return [
         "## Identical responses",
         "",
@@ -661,15 +601,13 @@ def cli_page() -> Page:
 
 
 def pages() -> list[Page]:
-    from diveval.registry import all_metrics
 
     fams = families()
-    registered = set(all_metrics())
     flags = cli_flags()
-    impls = {m.name: implementation(m, registered).__name__ for _, rows in fams for m in rows}
+    impls = {m.name: m.implementation.__name__ for _, rows in fams for m in rows}
     out = [metrics_index(fams)]
     for title, rows in fams:
-        out += [metric_page(m, title, registered, flags, impls) for m in rows]
+        out += [metric_page(m, title, flags, impls) for m in rows]
     out.append(cli_page())
     return out
 

@@ -35,7 +35,8 @@ def test_no_help_states_its_default_twice():
 def test_defaults_in_words_and_declared_ones_are_shown_once():
     shown = {(prog, a.option_strings[0]): text for prog, a, text in helps() if a.option_strings}
     assert (
-        shown[("diveval correlate", "--resamples")] == "bootstrap resamples (0: none; default 1000)"
+        shown[("diveval correlate", "--resamples")]
+        == "bootstrap resamples (0: none) (default: 1000)"
     )
     assert shown[("diveval generate", "--keep")].endswith("most diverse one met (default: last)")
     assert shown[("diveval sample", "--model")].count("default") == 1

@@ -11,6 +11,7 @@ from .data import select_column
 from .errors import InputError
 from .meta.at_k import score_at_k
 from .models.threads import set_threads
+from .options import AT_K_OPTIONS
 from .registry import all_metrics
 from .scale.engine import EngineOptions
 from .scale.local import Scores
@@ -48,7 +49,7 @@ def score(
     if options.get("threads") is not None:  # process-wide: the model backends' CPU threads
         set_threads(options.pop("threads"))
     run_on, options = EngineOptions.split(engine, options)
-    at_k = {k: options.pop(k) for k in ("at_k", "at_k_draws", "at_k_seed") if k in options}
+    at_k = {k: options.pop(k) for k in AT_K_OPTIONS if k in options}
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
         if run_on.engine == "ray":
             raise InputError("at_k runs in this process: not with engine='ray'")

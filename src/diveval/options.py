@@ -3,14 +3,20 @@
 The registry checks metric rows and API calls against these names (``KNOWN_OPTIONS``), every
 command builds its flags from them (:func:`diveval.commands.options.add_option_flags`), and the
 generated documentation lists them, so an option cannot mean one thing in one place and another
-elsewhere. ``default`` documents what the metrics use when the option is not given: the CLI
-leaves an unset flag out, so the metric's own default applies (a command whose method needs
+elsewhere.
+
+``default`` (and ``metric_defaults``, where a metric's reference code uses another value) is the
+one place an option's default is written: help texts are generated from it, the registry's
+wrappers read it (:meth:`diveval.registry.Metric.option_default`), and ``tests/test_defaults.py``
+checks that every registered metric's functions default to the same value. The CLI leaves an
+unset flag out, so the metric's function applies that default (a command whose method needs
 another, such as ``meta tevet``'s Tevet tokenizer, says so where it adds the flag).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any, Callable, Optional
 
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
@@ -31,7 +37,9 @@ class Option:
     """One metric option. ``flags``: its CLI spellings (empty: not a flag, given by the input file
     or the API only); ``switch``: a flag without a value; ``per_item``: one value per input item,
     sliced with the items when a run is split; ``run``: an option of the whole run (how it scores,
-    e.g. at K responses per set), which no metric takes itself."""
+    e.g. at K responses per set), which no metric takes itself. ``metric_defaults``: (metric name
+    pattern, default) pairs for the metrics whose reference uses another default than
+    ``default``; the first pattern that matches wins."""
 
     name: str
     help: str
@@ -44,6 +52,23 @@ class Option:
     per_item: bool = False
     metavar: Optional[str] = None
     run: bool = False
+    metric_defaults: tuple[tuple[str, Any], ...] = ()
+
+    def default_for(self, metric: str) -> Any:
+        """The default of this option for the metric named ``metric``."""
+        for pattern, value in self.metric_defaults:
+            if fnmatchcase(metric, pattern):
+                return value
+        return self.default
+
+    def shown_default(self) -> Any:
+        """The default as a help text shows it: the value, or each metric's where they differ."""
+        if not self.metric_defaults:
+            return self.default
+        shown = [f"{value} for {pattern}" for pattern, value in self.metric_defaults]
+        if self.default is not None:
+            shown.append(f"{self.default} otherwise")
+        return "; ".join(shown)
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -56,7 +81,9 @@ OPTIONS: tuple[Option, ...] = (
         ("--tokenizer",),
         default="whitespace",
     ),
-    Option("lowercase", "lower-case before tokenizing", ("--lowercase",), switch=True),
+    Option(
+        "lowercase", "lower-case before tokenizing", ("--lowercase",), switch=True, default=False
+    ),
     Option(
         "vocab",
         "EAD's vocabulary size V: an integer, 'tokenizer' (the tokenizer's vocabulary), or a text "
@@ -130,7 +157,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "judge",
-        "equivalence-classes and semantic-entropy judge: nli (default: bidirectional entailment), "
+        "equivalence-classes and semantic-entropy judge: nli (bidirectional entailment), "
         "nli-relaxed (no contradiction either way, not both neutral: the semantic-entropy "
         "reference code's strict_entailment=False), embedding[:THRESHOLD] (0.8), bleu[:THRESHOLD] "
         "(0.3), unigram[:THRESHOLD] (NoveltyBench's ROUGE-1 F1 > 0.458), bertscore[:THRESHOLD] "
@@ -138,28 +165,35 @@ OPTIONS: tuple[Option, ...] = (
         "--embedding-model names another), hf:PATH[:THRESHOLD] (NoveltyBench's trained similarity "
         "classifier, 0.102, with its rule for responses of at most 5 words)",
         ("--judge",),
+        default="nli",
         group=MODELS,
     ),
     Option(
         "similarity",
-        "pairwise similarity of the spectral-* metrics (default nli-entailment) and of "
-        "similarity-hill (default cosine): nli-entailment, nli-contradiction (1 - P(contradiction)),"
-        " cosine (sentence embeddings, negatives clipped to 0), jaccard (word sets), ngram (cosine"
-        " of 1-2-gram counts); `score --across` also takes exact (1 for the same text, else 0)",
+        "pairwise similarity of the spectral-* metrics and of similarity-hill: nli-entailment, "
+        "nli-contradiction (1 - P(contradiction)), cosine (sentence embeddings, negatives clipped "
+        "to 0), jaccard (word sets), ngram (cosine of 1-2-gram counts); `score --across` also "
+        "takes exact (1 for the same text, else 0)",
         ("--similarity",),
         choices=("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "exact"),
         group=MODELS,
+        metric_defaults=(
+            ("spectral-*", "nli-entailment"),
+            ("similarity-hill", "cosine"),
+            ("score --across", "cosine"),
+        ),
     ),
     Option(
         "identical",
         "how two responses with the same text compare in the similarity and equivalence metrics: "
         "one (similarity 1, one class, the model is not asked) or model (the model's or judge's "
-        "own score, as any other pair). Default: each metric's reference, one for spectral-*, "
-        "similarity-hill, semantic-entropy and the embedding kernels, model for "
-        "equivalence-classes and homogenization-*; recorded as ident:one / ident:model",
+        "own score, as any other pair); unless given, each metric follows its reference; recorded as "
+        "ident:one / ident:model",
         ("--identical",),
         choices=("one", "model"),
+        default="one",
         group=MODELS,
+        metric_defaults=(("equivalence-classes", "model"), ("homogenization-*", "model")),
     ),
     Option(
         "logprobs",
@@ -180,22 +214,26 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "reduction",
         "ref-* metrics: how a response's scores against its references combine: max, mean, or "
-        "multi (ref-bleu only); default: multi for ref-bleu, max otherwise",
+        "multi (ref-bleu only)",
         ("--reduction",),
+        default="max",
         group=REFERENCES,
+        metric_defaults=(("ref-bleu-*", "multi"),),
     ),
     Option(
         "smoothing",
-        "BLEU smoothing of ref-bleu-N: method0..method7 (nltk; default method1), or coco "
-        "(pycocoevalcap / nlg-eval, as the SCARCE authors)",
+        "BLEU smoothing of ref-bleu-N: method0..method7 (nltk), or coco (pycocoevalcap / nlg-eval, "
+        "as the SCARCE authors)",
         ("--smoothing",),
+        default="method1",
         group=REFERENCES,
     ),
     Option(
         "variant",
-        "ref-rouge-l: Google's rouge-score (default) or nlg-eval's (the SCARCE authors')",
+        "ref-rouge-l: Google's rouge-score or nlg-eval's (the SCARCE authors')",
         ("--variant",),
         choices=("rouge-score", "nlg-eval"),
+        default="rouge-score",
         group=REFERENCES,
     ),
     Option(
@@ -292,13 +330,16 @@ OPTIONS: tuple[Option, ...] = (
         run=True,
         metavar="S",
     ),
-    Option("progress", "show progress bars on a terminal (the CLI sets it)"),
+    Option("progress", "show progress bars on a terminal (the CLI sets it)", default=False),
 )
 
 OPTION = {o.name: o for o in OPTIONS}
 
 #: Options a metric may accept; the registry refuses any other name.
 KNOWN_OPTIONS = tuple(OPTION)
+
+#: The options of an at-K run (:mod:`diveval.meta.at_k`): K and its seeded draws.
+AT_K_OPTIONS = ("at_k", "at_k_draws", "at_k_seed")
 
 #: Options of a whole run, which the engines act on and no metric takes.
 RUN_OPTIONS = tuple(o.name for o in OPTIONS if o.run)

@@ -2,12 +2,23 @@
 
 A metric module registers its entries when imported; ``catalog.py`` lists those modules, so the
 registry is filled on first use and ``import diveval`` stays cheap.
+
+A row's options come from one declaration: the names in its ``options`` (beside the row), each an
+:class:`diveval.options.Option` whose ``default`` / ``metric_defaults`` is the only place its
+default is written. A row's ``compute`` is the implementation itself, or a small wrapper that
+imports it lazily (marked with :func:`implemented_by`); a wrapper writes no default of its own: it
+passes the options on, so the implementation's keyword defaults apply, or reads
+:meth:`Metric.option_default` where it needs the value. ``tests/test_defaults.py`` checks, for
+every registered row, that the keyword defaults of its compute, its implementation and its
+``at_k`` function agree with the row's option defaults.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from .context import RunContext
 from .errors import InputError, did_you_mean
@@ -24,6 +35,7 @@ __all__ = [
     "check_options",
     "default_metrics",
     "get_metric",
+    "implemented_by",
     "metrics_for",
     "pair_mean_at_k",
     "register",
@@ -31,6 +43,20 @@ __all__ = [
 ]
 
 DIRECTIONS = ("higher", "lower")
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def implemented_by(path: str) -> Callable[[_Fn], _Fn]:
+    """Mark a registry wrapper with the function it calls, ``"module:function"`` (imported by the
+    wrapper when it runs, so that ``import diveval`` stays cheap): the tests check that function's
+    keyword defaults against the row's option defaults too."""
+
+    def mark(fn: _Fn) -> _Fn:
+        fn.implementation = path  # type: ignore[attr-defined]
+        return fn
+
+    return mark
 
 
 @dataclass(frozen=True)
@@ -105,11 +131,24 @@ class Metric:
             return None
         return self.state({k: v for k, v in options.items() if k in self.options and v is not None})
 
+    def option_default(self, name: str) -> Any:
+        """This metric's default of option ``name``, as :mod:`diveval.options` declares it."""
+        return OPTION[name].default_for(self.name)
+
+    @property
+    def implementation(self) -> Callable[..., Any]:
+        """The function that computes this metric: ``compute`` itself, or the function a registry
+        wrapper names (:func:`implemented_by`), imported now."""
+        path = getattr(self.compute, "implementation", None)
+        if path is None:
+            return self.compute
+        module, name = path.split(":")
+        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return found
+
     @property
     def takes_context(self) -> bool:
         """Whether ``compute`` takes the run's ``context`` (to share work with other metrics)."""
-        import inspect
-
         try:
             return "context" in inspect.signature(self.compute).parameters
         except (TypeError, ValueError):  # a builtin or C function: no context
@@ -132,7 +171,7 @@ def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[s
         sample = sample_texts(data)
         if "tokenizer" in metric.options:
             tokenizer = get_tokenizer(
-                kwargs.get("tokenizer") or _default_of(metric.compute, "tokenizer", "whitespace"),
+                kwargs.get("tokenizer") or metric.option_default("tokenizer"),
                 bool(kwargs.get("lowercase")),
             )
     flags = tuple(
@@ -145,19 +184,6 @@ def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[s
         return score
     details = {**score.details, "warnings": had + new}
     return Score(score.metric, score.value, score.signature, score.setting, score.items, details)
-
-
-def _default_of(fn: Callable[..., Any], name: str, fallback: Any) -> Any:
-    """The default of ``fn``'s parameter ``name`` (``fallback`` where it has none)."""
-    import inspect
-
-    try:
-        param = inspect.signature(fn).parameters.get(name)
-    except (TypeError, ValueError):
-        return fallback
-    if param is None or param.default is inspect.Parameter.empty or param.default is None:
-        return fallback
-    return param.default
 
 
 def pair_mean_at_k(compute: Callable[..., Score]) -> Callable[..., Score]:

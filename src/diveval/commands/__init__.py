@@ -1,6 +1,9 @@
 """One module per `diveval` subcommand: ``add_parser(subparsers)`` and ``run(args) -> int``."""
 
 import argparse
+from typing import Any
+
+from ..io import json_out
 
 #: The attribute of an argparse action holding the default its help shows, where that is not the
 #: action's own default (a metric option's flag, unset so the metric's default applies).
@@ -57,11 +60,24 @@ def add_online_flag(parser) -> None:
     )
 
 
-def add_metric_flag(parser: argparse.ArgumentParser, help: str) -> None:
+def add_metric_flag(
+    parser: argparse.ArgumentParser, help: str, *, metavar: str = "NAME", required: bool = False
+) -> None:
     """--metric/-m NAME, repeatable, into ``args.metrics``."""
     parser.add_argument(
-        "--metric", "-m", action="append", dest="metrics", metavar="NAME", help=help
+        "--metric",
+        "-m",
+        action="append",
+        dest="metrics",
+        metavar=metavar,
+        required=required,
+        help=help,
     )
+
+
+def print_json(obj: Any) -> None:
+    """A command's --json output: one JSON document, indented, non-ASCII text kept as it is."""
+    print(json_out.dumps(obj, indent=2, ensure_ascii=False))
 
 
 def print_warnings(results: dict) -> None:

@@ -8,11 +8,17 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_out
-from ..io.readers import FORMATS
 from ..meta import compare as cmp
-from . import add_json_flag, add_metric_flag, help_formatter
-from .options import add_model_options, add_option_flags, metric_options
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from .options import (
+    add_at_k_options,
+    add_input_flags,
+    add_model_options,
+    add_option_flags,
+    add_resampling_flags,
+    metric_options,
+    resampling_arguments,
+)
 
 EPILOG = """examples:
   diveval compare base.jsonl tuned.jsonl                      the lexical defaults, paired by id
@@ -43,8 +49,7 @@ def add_parser(sub):
         metavar="INPUT",
         help="the baseline, then the candidates (what `diveval score` reads); or one file with --by",
     )
-    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
-    p.add_argument("--field", "--column", dest="field", metavar="NAME", help="the responses field")
+    add_input_flags(p, "the responses field")
     p.add_argument(
         "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
     )
@@ -70,12 +75,15 @@ def add_parser(sub):
         help="the p-value: paired permutation (swaps of the answers to a prompt; exact under A/A) "
         "or the paired bootstrap (on DailyDialog++ A/A runs it rejects corpus EAD too often)",
     )
-    g.add_argument("--resamples", type=int, default=cmp.DEFAULT_RESAMPLES, help="resamples")
-    g.add_argument("--seed", type=int, default=cmp.DEFAULT_SEED, help="seed of every resample")
-    g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
-    g.add_argument(
-        "--confidence", type=float, default=cmp.DEFAULT_CONFIDENCE, help="interval confidence"
+    add_resampling_flags(
+        g,
+        resamples_help="resamples",
+        seed_help="seed of every resample",
+        resamples=cmp.DEFAULT_RESAMPLES,
+        confidence=cmp.DEFAULT_CONFIDENCE,
+        seed=cmp.DEFAULT_SEED,
     )
+    g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
     g.add_argument(
         "--levels",
         type=int,
@@ -85,7 +93,7 @@ def add_parser(sub):
         "see the guide 'Comparing models')",
     )
     add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
-    add_option_flags(p, "at_k", "at_k_draws", "at_k_seed")
+    add_at_k_options(p)
     add_model_options(p)
     add_json_flag(p)
     return p
@@ -120,10 +128,8 @@ def run(args) -> int:
         args.metrics,
         baseline=args.baseline,
         test=args.test,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        **resampling_arguments(args),
         alpha=args.alpha,
-        confidence=args.confidence,
         levels=args.levels,
         match=match,
         **metric_options(args),
@@ -134,7 +140,7 @@ def run(args) -> int:
         out = {"inputs": list(args.inputs), **result.to_dict()}
         if args.by:
             out["by"] = args.by
-        print(json_out.dumps(out, indent=2, ensure_ascii=False))
+        print_json(out)
     else:
         print(table(result))
     return 0

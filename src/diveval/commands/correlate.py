@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
 from .options import add_bootstrap_options, bootstrap_arguments
 
 EPILOG = """examples:
@@ -30,13 +29,8 @@ def add_parser(sub):
     )
     p.add_argument("input", help="a .csv/.tsv or .jsonl file")
     p.add_argument("--human", required=True, metavar="COLUMN", help="the human-score column")
-    p.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="COLUMN",
-        help="a metric column (repeatable); default: every other numeric column",
+    add_metric_flag(
+        p, "a metric column (repeatable); default: every other numeric column", metavar="COLUMN"
     )
     p.add_argument(
         "--by",
@@ -77,17 +71,14 @@ def run(args) -> int:
     except InputError as exc:
         raise InputError(exc.problem, args.input) from None
     if args.json:
-        print(
-            json_out.dumps(
-                {
-                    "input": args.input,
-                    "human": args.human,
-                    "by": args.by,
-                    "rows": len(rows),
-                    "correlations": correlations_to_dict(result),
-                },
-                indent=2,
-            )
+        print_json(
+            {
+                "input": args.input,
+                "human": args.human,
+                "by": args.by,
+                "rows": len(rows),
+                "correlations": correlations_to_dict(result),
+            }
         )
         return 0
     print(format_correlations(result, args.input, args.human, methods))

@@ -69,9 +69,9 @@ def add_parser(sub):
     )
     p.add_argument("--shuffle-seed", type=int, default=0, help="seed of the pool order (default 0)")
     g = p.add_argument_group("model generators")
-    g.add_argument("--top-p", type=float, default=0.9, help="nucleus sampling: keep top p mass")
-    g.add_argument("--top-k", type=int, default=0, help="0: off (default)")
-    g.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    from .options import DTG_TOP_P, add_sampling_flags
+
+    add_sampling_flags(g, top_p=DTG_TOP_P, top_k=True)
     g.add_argument(
         "--max-new-tokens", type=int, default=40, help="length cap of a response, in tokens"
     )

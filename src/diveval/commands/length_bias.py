@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ..io import json_out
-from . import add_json_flag, add_metric_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from .options import DEFAULT_SEED, add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval length-bias                                   designated distribution, lengths 5..40
@@ -43,23 +43,19 @@ def add_parser(sub):
     p.add_argument(
         "--lengths",
         default="5:40:5",
-        help="START:END[:STEP] (inclusive) or L1,L2,... (default 5:40:5)",
+        help="START:END[:STEP] (inclusive) or L1,L2,...",
     )
     add_metric_flag(p, "a corpus metric (repeatable); default distinct-1 and ead")
-    p.add_argument("--sets", type=int, default=10, help="sets drawn per length (default 10)")
-    p.add_argument("--responses", type=int, default=2000, help="responses per set (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--v", type=int, default=30522, help="designated distribution's v (default 30522)"
-    )
-    from .options import add_option_flags
-
+    p.add_argument("--sets", type=int, default=10, help="sets drawn per length")
+    p.add_argument("--responses", type=int, default=2000, help="responses per set")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed")
+    p.add_argument("--v", type=int, default=30522, help="designated distribution's v")
     add_option_flags(p, "tokenizer", "lowercase", "vocab")  # --vocab: the corpus run's V
     p.add_argument(
         "--min-pool",
         type=int,
         default=100,
-        help="corpus: skip lengths with fewer responses than this (default 100)",
+        help="corpus: skip lengths with fewer responses than this",
     )
     p.add_argument(
         "--plot", default=None, metavar="OUT.png", help="write a PNG plot (needs diveval[plots])"
@@ -90,7 +86,6 @@ def run(args) -> int:
     from ..errors import InputError
     from ..meta.length_bias import DEFAULT_METRICS, length_bias, parse_lengths, plot_length_bias
     from ..progress import track
-    from .options import metric_options
 
     lengths = parse_lengths(args.lengths)
     metrics = args.metrics or list(DEFAULT_METRICS)
@@ -131,7 +126,7 @@ def run(args) -> int:
         out = {"runs": [r.to_dict() for r in runs]}
         if args.plot:
             out["plot"] = args.plot
-        print(json_out.dumps(out, indent=2))
+        print_json(out)
         return 0
     print(format_runs(runs))
     if args.plot:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag, help_formatter, print_json
 
 EPILOG = """examples:
   diveval lsdscc test.group.json hyps.txt                 mean MaxBLEU, MDS, PDS over the queries
@@ -34,7 +33,7 @@ def add_parser(sub):
         default=None,
         help="a file with one query per line; checked against the JSON's queries, in order",
     )
-    p.add_argument("--eos", default="</s>", help="separator of hypotheses on a line (default </s>)")
+    p.add_argument("--eos", default="</s>", help="separator of hypotheses on a line")
     p.add_argument(
         "--alignment",
         action="store_true",
@@ -84,7 +83,7 @@ def run(args) -> int:
         }
         if args.alignment:
             out["sets"] = [s.to_dict() for s in res.sets]
-        print(json_out.dumps(out, indent=2, ensure_ascii=False))
+        print_json(out)
         return 0
     title = f"LSDSCC of {args.hypotheses}: {len(data.queries)} queries (mean over queries)"
     print(

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
-from ..io import json_out
-from . import add_json_flag, help_formatter
-from .options import bootstrap_arguments
+import sys
+from typing import Callable, TypeVar
+
+from ..errors import InputError
+from ..meta.agreement import DEFAULT_TOKENIZER as TEVET_TOKENIZER
+from ..meta.agreement import agreement
+from ..meta.tevet import HUMAN, tevet_test
+from ..progress import track
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from .options import (
+    MODEL_OPTIONS,
+    add_bootstrap_options,
+    add_model_options,
+    add_option_flags,
+    bootstrap_arguments,
+    metric_options,
+)
+
+T = TypeVar("T")
 
 EPILOG = """examples:
   diveval meta tevet con_test_200_with_hds_resp_gen.csv --metric avg-distinct --metric cos-diversity
@@ -37,22 +53,13 @@ def add_parser(sub):
         epilog=EPILOG,
         formatter_class=help_formatter(),
     )
-    t.add_argument(
-        "inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files"
+    _add_tevet_file_flags(
+        t,
+        "a registered metric or a metric_* column (repeatable)",
+        metric_required=True,
+        values="per-row",
+        fraction=0.5,  # the NLI Diversity paper's resamples of half the rows
     )
-    t.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="NAME",
-        required=True,
-        help="a registered metric or a metric_* column (repeatable)",
-    )
-    from .options import add_option_flags
-
-    # Tevet & Berant's own tokenizer: their per-row values are reproduced with it
-    add_option_flags(t, "tokenizer", "lowercase", defaults={"tokenizer": "tevet"})
     t.add_argument(
         "--decimals",
         type=int,
@@ -60,14 +67,6 @@ def add_parser(sub):
         help="round computed per-row values to this many decimals first (the authors' "
         "columns have 3)",
     )
-    t.add_argument(
-        "--values", action="store_true", help="with --json: include per-row metric values"
-    )
-    from .options import add_bootstrap_options, add_model_options
-
-    add_bootstrap_options(t, fraction=0.5)
-    add_model_options(t)
-    add_json_flag(t)
     t.set_defaults(meta_run=run_tevet)
     add_agreement_parser(msub)
     p.set_defaults(meta_parser=p)
@@ -86,9 +85,26 @@ told apart on this file.
 """
 
 
-def add_agreement_parser(msub) -> None:
-    from .options import add_bootstrap_options, add_model_options, add_option_flags
+def _add_tevet_file_flags(
+    p, metric_help: str, *, metric_required: bool, values: str, fraction: float
+) -> None:
+    """The flags both tests on Tevet & Berant's files take: the files, -m, their tokenizer, the
+    bootstrap (``fraction`` of the rows in each resample), the model options and --json."""
+    p.add_argument(
+        "inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files"
+    )
+    add_metric_flag(p, metric_help, required=metric_required)
+    # Tevet & Berant's own tokenizer: their per-row values are reproduced with it
+    add_option_flags(p, "tokenizer", "lowercase", defaults={"tokenizer": TEVET_TOKENIZER})
+    p.add_argument(
+        "--values", action="store_true", help=f"with --json: include {values} metric values"
+    )
+    add_bootstrap_options(p, fraction=fraction)
+    add_model_options(p)
+    add_json_flag(p)
 
+
+def add_agreement_parser(msub) -> None:
     a = msub.add_parser(
         "agreement",
         help="which metric agrees with the diversity label: Spearman, OCA, paired ranks",
@@ -99,24 +115,13 @@ def add_agreement_parser(msub) -> None:
         epilog=AGREEMENT_EPILOG,
         formatter_class=help_formatter(),
     )
-    a.add_argument(
-        "inputs", nargs="+", metavar="FILE.csv", help="one or more Tevet & Berant CSV files"
+    _add_tevet_file_flags(
+        a,
+        "a registered metric or a metric_* column (repeatable; default: all that apply)",
+        metric_required=False,
+        values="per-set",
+        fraction=1.0,
     )
-    a.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        dest="metrics",
-        metavar="NAME",
-        help="a registered metric or a metric_* column (repeatable; default: all that apply)",
-    )
-    add_option_flags(a, "tokenizer", "lowercase", defaults={"tokenizer": "tevet"})
-    a.add_argument(
-        "--values", action="store_true", help="with --json: include per-set metric values"
-    )
-    add_bootstrap_options(a, fraction=1.0)
-    add_model_options(a)
-    add_json_flag(a)
     a.set_defaults(meta_run=run_agreement)
 
 
@@ -128,37 +133,37 @@ def run(args) -> int:
     return fn(args)
 
 
-def run_tevet(args) -> int:
-    import sys
-
-    from ..errors import InputError
-    from ..meta.tevet import HUMAN, tevet_test
-    from ..progress import track
-    from .options import MODEL_OPTIONS, metric_options
-
-    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
-    results = {}
-    for path in track(
-        args.inputs,
-        "Tevet & Berant tests",
-        total=len(args.inputs),
-        enabled=None if len(args.inputs) > 1 else False,
-    ):
+def _each_file(inputs: list[str], title: str, test: Callable[[str], T]) -> dict[str, T]:
+    """``{path: test(path)}`` of each input file, with a progress bar over several files; an
+    input error that names no file is about the one being read."""
+    out = {}
+    for path in track(inputs, title, total=len(inputs), enabled=None if len(inputs) > 1 else False):
         try:
-            results[path] = tevet_test(
-                path,
-                args.metrics,
-                tokenizer=args.tokenizer,
-                lowercase=args.lowercase,
-                **bootstrap_arguments(args),
-                decimals=args.decimals,
-                progress=True,
-                **options,
-            )
+            out[path] = test(path)
         except InputError as exc:
             if exc.path is None:
                 raise InputError(exc.problem, path) from None
             raise
+    return out
+
+
+def run_tevet(args) -> int:
+    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
+    results = _each_file(
+        args.inputs,
+        "Tevet & Berant tests",
+        lambda path: tevet_test(
+            path,
+            args.metrics,
+            tokenizer=args.tokenizer,
+            lowercase=args.lowercase,
+            **bootstrap_arguments(args),
+            decimals=args.decimals,
+            progress=True,
+            **options,
+        ),
+    )
+    for path in results:
         left_out = [m for m in args.metrics if m not in {r.metric for r in results[path]}]
         if left_out:  # only the human line is ever left out: the file has no human scores
             print(
@@ -167,15 +172,8 @@ def run_tevet(args) -> int:
                 file=sys.stderr,
             )
     if args.json:
-        print(
-            json_out.dumps(
-                {
-                    "tests": {
-                        p: [r.to_dict(args.values) for r in rows] for p, rows in results.items()
-                    }
-                },
-                indent=2,
-            )
+        print_json(
+            {"tests": {p: [r.to_dict(args.values) for r in rows] for p, rows in results.items()}}
         )
         return 0
     print(format_tevet(results))
@@ -237,44 +235,31 @@ def _interval_text(value, interval) -> str:
 
 
 def run_agreement(args) -> int:
-    from ..errors import InputError
-    from ..meta.agreement import agreement
-    from ..progress import track
-    from .options import MODEL_OPTIONS, metric_options
-
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets
         raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")
     options = metric_options(args, *MODEL_OPTIONS)
-    results = []
-    for path in track(
-        args.inputs,
-        "agreement",
-        total=len(args.inputs),
-        enabled=None if len(args.inputs) > 1 else False,
-    ):
-        try:
-            results.append(
-                agreement(
-                    path,
-                    args.metrics,
-                    n_resamples=args.resamples or None,
-                    confidence=args.confidence,
-                    seed=args.seed,
-                    tokenizer=args.tokenizer,
-                    lowercase=args.lowercase,
-                    progress=len(args.inputs) == 1,
-                    **options,
-                )
-            )
-        except InputError as exc:
-            if exc.path is None:
-                raise InputError(exc.problem, path) from None
-            raise
+    results = list(
+        _each_file(
+            args.inputs,
+            "agreement",
+            lambda path: agreement(
+                path,
+                args.metrics,
+                n_resamples=args.resamples or None,
+                confidence=args.confidence,
+                seed=args.seed,
+                tokenizer=args.tokenizer,
+                lowercase=args.lowercase,
+                progress=len(args.inputs) == 1,
+                **options,
+            ),
+        ).values()
+    )
     if args.json:
         rows = [r.to_dict(args.values) for res in results for r in res.rows]
         files = [{k: v for k, v in res.to_dict().items() if k != "rows"} for res in results]
-        print(json_out.dumps({"files": files, "rows": rows}, indent=2))
+        print_json({"files": files, "rows": rows})
         return 0
     print(format_agreement(results))
     return 0

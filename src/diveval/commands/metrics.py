@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag, help_formatter, print_json
 
 
 def add_parser(sub):
@@ -41,7 +40,7 @@ def run_recommended(args) -> int:
     board = load_leaderboard()
     picks = {kind: recommend(board, kind) for kind in KINDS}
     if args.json:
-        print(json_out.dumps(picks, indent=2))
+        print_json(picks)
         return 0
     blocks = []
     for kind, rows in picks.items():
@@ -88,23 +87,20 @@ def run(args) -> int:
         return run_recommended(args)
     metrics = all_metrics()
     if args.json:
-        print(
-            json_out.dumps(
-                {
-                    n: {
-                        "description": m.description,
-                        "settings": list(m.settings),
-                        "extra": m.extra,
-                        "default": m.default,
-                        "direction": m.direction,
-                        "order_dependent": m.order_dependent,
-                        "options": option_flags(m.options)[0],
-                        "input_fields": option_flags(m.options)[1],
-                    }
-                    for n, m in metrics.items()
-                },
-                indent=2,
-            )
+        print_json(
+            {
+                n: {
+                    "description": m.description,
+                    "settings": list(m.settings),
+                    "extra": m.extra,
+                    "default": m.default,
+                    "direction": m.direction,
+                    "order_dependent": m.order_dependent,
+                    "options": option_flags(m.options)[0],
+                    "input_fields": option_flags(m.options)[1],
+                }
+                for n, m in metrics.items()
+            }
         )
         return 0
     rows = []

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import json_out
-from . import add_json_flag, add_online_flag, help_formatter
+from . import add_json_flag, add_online_flag, help_formatter, print_json
 
 EPILOG = """examples:
   diveval nli-eval                                   the NLI model that ships with diveval
@@ -63,5 +62,8 @@ def run(args) -> int:
     result = evaluate_nli(
         model, data_dir, limit=args.limit, progress=lambda name, n: next(bar, None)
     )
-    print(json_out.dumps(result, indent=2) if args.json else format_nli_report(result))
+    if args.json:
+        print_json(result)
+    else:
+        print(format_nli_report(result))
     return 0

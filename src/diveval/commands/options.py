@@ -1,4 +1,6 @@
-"""From parsed CLI arguments to metric options: the one mapping every command uses.
+"""From parsed CLI arguments to metric options: the one mapping every command uses; and the
+groups of flags several commands share, each declared once here (a command calls the group's
+``add_*`` function; the defaults come from one constant each, below).
 
 A flag's ``dest`` is the option's canonical name (``--nli-model`` -> ``nli_model``, ``--cache`` ->
 ``cache_dir``). An unset flag (None, or False for a switch) is left out, so the metric's own
@@ -10,8 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..options import KNOWN_OPTIONS, OPTION
-from . import SHOWN_DEFAULT
+from ..io.readers import FORMATS, read_input
+from ..meta.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
+from . import SHOWN_DEFAULT, add_online_flag
+
+#: The defaults of the flag groups below, one constant each.
+DEFAULT_SEED = 0  # every seeded resample and draw of the commands
+ENGINES = ("local", "ray")  # the first is the default
+TEMPERATURE = 1.0  # the model's own distribution
+TOP_K = 0  # off
+DTG_TOP_P = 0.9  # Diversity Threshold Generation's nucleus sampling (Stasaski & Hearst 2022)
 
 
 def metric_options(args: Any, *names: str) -> dict[str, Any]:
@@ -51,9 +62,9 @@ def add_option_flags(p: Any, *names: str, defaults: dict[str, Any] | None = None
                 if getattr(option, key) is not None:
                     kwargs[key] = getattr(option, key)
         action = group.add_argument(*option.flags, **kwargs)
-        if kwargs.get("default") is None and option.default is not None:
+        if kwargs.get("default") is None and option.shown_default() is not None:
             # the help formatter shows it (the one place that adds defaults to help texts)
-            setattr(action, SHOWN_DEFAULT, option.default)
+            setattr(action, SHOWN_DEFAULT, option.shown_default())
 
 
 #: The options of the model-backed metrics, shared by score, generate, thresholds and meta.
@@ -74,8 +85,6 @@ MODEL_OPTIONS = (
 def add_model_options(p: Any) -> None:
     """The flags of the model-backed metrics, and ``--online``."""
     add_option_flags(p, *MODEL_OPTIONS)
-    from . import add_online_flag
-
     add_online_flag(p)
 
 
@@ -89,37 +98,105 @@ def parse_vocab(value: Any) -> Any:
                 f"--vocab must be a positive integer, 'tokenizer' or a file, got {value}"
             )
         return int(value)
-    from ..io.readers import read_input
-
     return read_input(value, "txt").items
 
 
-def bootstrap_arguments(args) -> dict:
+def resampling_arguments(args: Any) -> dict[str, Any]:
+    """The keyword arguments of the flags of :func:`add_resampling_flags`."""
+    return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
+
+
+def bootstrap_arguments(args: Any) -> dict[str, Any]:
     """The keyword arguments of the bootstrap flags of :func:`add_bootstrap_options`."""
     return {
+        **resampling_arguments(args),
         "n_resamples": args.resamples or None,
-        "confidence": args.confidence,
         "fraction": args.fraction,
         "replace": not args.no_replace,
-        "seed": args.seed,
     }
 
 
-def add_bootstrap_options(p, fraction: float) -> None:
+def add_input_flags(p: Any, field_help: str) -> None:
+    """--format and --field/--column of a command that reads responses (``diveval.io.readers``)."""
+    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
+    p.add_argument("--field", "--column", dest="field", metavar="NAME", help=field_help)
+
+
+def add_resampling_flags(
+    g: Any,
+    *,
+    resamples_help: str = "bootstrap resamples",
+    seed_help: str = "bootstrap seed",
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+) -> None:
+    """--resamples, --confidence and --seed of a resampled interval, into group ``g``; the
+    defaults are the bootstrap's (a method with its own, as ``compare``, passes its constants)."""
+    g.add_argument("--resamples", type=int, default=resamples, help=resamples_help)
+    g.add_argument("--confidence", type=float, default=confidence, help="interval confidence")
+    g.add_argument("--seed", type=int, default=seed, help=seed_help)
+
+
+def add_bootstrap_options(p: Any, fraction: float) -> None:
+    """The bootstrap group of ``correlate`` and ``meta``: :func:`add_resampling_flags`, the share
+    of rows in each resample (``fraction``: the command's method) and --no-replace."""
     g = p.add_argument_group("bootstrap")
+    add_resampling_flags(g, resamples_help="bootstrap resamples (0: none)")
     g.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples (0: none; default 1000)"
-    )
-    g.add_argument(
-        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
-    )
-    g.add_argument(
-        "--fraction",
-        type=float,
-        default=fraction,
-        help=f"share of rows in each resample (default {fraction:g})",
+        "--fraction", type=float, default=fraction, help="share of rows in each resample"
     )
     g.add_argument(
         "--no-replace", action="store_true", help="draw each resample without replacement"
     )
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+
+def add_engine_options(p: Any) -> None:
+    """Where a run computes, past one process: the engine, shards, streaming in bounded memory,
+    and the all-pairs metrics' memory and pair sample."""
+    g = p.add_argument_group("past one process (see docs/guides/scaling.md)")
+    g.add_argument("--engine", choices=ENGINES, default=ENGINES[0], help="where to compute")
+    g.add_argument("--address", default=None, help="--engine ray: a cluster (auto, ray://...)")
+    g.add_argument(
+        "--concurrency", type=int, default=None, help="--engine ray: actors for model metrics"
+    )
+    g.add_argument("--num-gpus", type=float, default=0, help="--engine ray: GPUs per actor")
+    g.add_argument(
+        "--verbose",
+        action="store_true",
+        help="--engine ray: show Ray's own logs and its workers' output (quiet by default)",
+    )
+    g.add_argument("--shard", default=None, metavar="I/N", help="score shard I of N only")
+    g.add_argument("--state", default=None, metavar="FILE", help="with --shard: the shard file")
+    g.add_argument(
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="stream a .txt corpus in bounded memory (e.g. 2G): Distinct-n, avg-distinct, EAD-n",
+    )
+    g.add_argument(
+        "--approx", choices=["hll"], default=None, help="with --memory: HLL distinct counts"
+    )
+    add_option_flags(p, "memory_budget", "pairs", "pairs_seed")
+
+
+def add_sampling_flags(g: Any, *, top_p: float | None, top_k: bool = False) -> None:
+    """How a model samples a response, into group ``g``: --temperature, --top-p (``top_p``: the
+    command's default; None: not sent, the server's own) and, with ``top_k``, --top-k."""
+    g.add_argument("--temperature", type=float, default=TEMPERATURE, help="sampling temperature")
+    g.add_argument(
+        "--top-p",
+        type=float,
+        default=top_p,
+        help="nucleus sampling: keep the top p of the probability mass"
+        + (" (default: not sent)" if top_p is None else ""),
+    )
+    if top_k:
+        g.add_argument(
+            "--top-k", type=int, default=TOP_K, help="keep the k likeliest tokens; 0: off"
+        )
+
+
+def add_at_k_options(p: Any) -> None:
+    """--at-k K and the seeded draws behind it (``diveval.options``' at-k options)."""
+    add_option_flags(p, *AT_K_OPTIONS)

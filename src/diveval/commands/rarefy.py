@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..io import json_out
-from ..io.readers import FORMATS
-from . import add_json_flag, help_formatter
-from .options import add_model_options, add_option_flags, metric_options
+from . import add_json_flag, help_formatter, print_json
+from .options import add_input_flags, add_model_options, add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval rarefy sets.jsonl --judge bleu --at-k 50     distinct answers at 50 responses per prompt
@@ -33,10 +31,7 @@ def add_parser(sub):
         formatter_class=help_formatter(),
     )
     p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file of response sets")
-    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
-    p.add_argument(
-        "--field", "--column", dest="field", metavar="NAME", help="the field holding the responses"
-    )
+    add_input_flags(p, "the field holding the responses")
     p.add_argument(
         "--measure",
         action="append",
@@ -102,7 +97,7 @@ def run(args) -> int:
     else:
         run.update(scores={}, rarefaction=bodies["all"]["rarefaction"])
     if args.json:
-        print(json_out.dumps(run, indent=2, ensure_ascii=False))
+        print_json(run)
     else:
         _print_table(results, at_k)
     if args.report:

@@ -55,8 +55,9 @@ def add_parser(sub):
         help="paraphrase protocol: the input field with at least k paraphrases",
     )
     g = p.add_argument_group("sampling (recorded in every record and every score's signature)")
-    g.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    g.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: not sent)")
+    from .options import add_sampling_flags
+
+    add_sampling_flags(g, top_p=None)
     g.add_argument("--max-tokens", type=int, default=512, help="length cap of a response")
     g.add_argument(
         "--seed", type=int, default=0, help="seed of the run; each request's derives from it"

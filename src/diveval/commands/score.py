@@ -5,11 +5,20 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..io import json_out
-from ..io.readers import FORMATS
+from ..meta.levels import DEFAULT_DRAWS
 from ..scale.engine import EngineOptions
-from . import add_json_flag, add_metric_flag, help_formatter, print_warnings
-from .options import add_model_options, add_option_flags, metric_options, parse_vocab
+from . import add_json_flag, add_metric_flag, help_formatter, print_json, print_warnings
+from .options import (
+    add_at_k_options,
+    add_engine_options,
+    add_input_flags,
+    add_model_options,
+    add_option_flags,
+    add_resampling_flags,
+    metric_options,
+    parse_vocab,
+    resampling_arguments,
+)
 
 __all__ = ["add_model_options", "add_parser", "parse_vocab", "run"]  # older import paths kept
 
@@ -37,20 +46,16 @@ def add_parser(sub):
         "input",
         help="a .txt, .jsonl, .json, .csv, .tsv or .parquet file, a datasets folder, or - (stdin)",
     )
-    p.add_argument("--format", choices=list(FORMATS), help="override the file ending")
-    p.add_argument(
-        "--field",
-        "--column",
-        dest="field",
-        metavar="NAME",
-        help="the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
+    add_input_flags(
+        p,
+        "the record field (JSON, Parquet, datasets) or CSV column holding the responses, "
         "e.g. positive_responses for DailyDialog++",
     )
     add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
     add_option_flags(
         p, "tokenizer", "lowercase", "join", "vocab", "aligner", "reduction", "smoothing", "variant"
     )
-    add_option_flags(p, "at_k", "at_k_draws", "at_k_seed")
+    add_at_k_options(p)
     p.add_argument(
         "--items",
         nargs="?",
@@ -81,7 +86,7 @@ def add_parser(sub):
     )
     add_model_options(p)
     add_level_options(p)
-    add_scale_options(p)
+    add_engine_options(p)
     add_json_flag(p)
     return p
 
@@ -100,56 +105,25 @@ def add_level_options(p) -> None:
     g.add_argument(
         "--k", type=int, default=None, help="per-input: subsample k outputs per input (seeded)"
     )
-    g.add_argument("--draws", type=int, default=10, help="seeded draws averaged (default 10)")
+    g.add_argument("--draws", type=int, default=DEFAULT_DRAWS, help="seeded draws averaged")
     g.add_argument(
         "--model-field", default="model", help="cross-model: the record field naming the model"
     )
-    g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    g.add_argument(
-        "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
-    )
-    g.add_argument("--seed", type=int, default=0, help="seed of draws and resamples (default 0)")
+    add_resampling_flags(g, seed_help="seed of draws and resamples")
     g.add_argument(
         "--across",
         action="store_true",
         help="with --by SYSTEM_FIELD: how alike the systems' answers to the same prompt are: "
         "gamma (the pooled answers), alpha (each system alone) and beta (the effective number of "
-        "distinct systems, Reeve et al. 2016) per prompt and overall; --similarity (default "
-        "cosine, or exact) and --viewpoint choose the similarity and the order q",
+        "distinct systems, Reeve et al. 2016) per prompt and overall; --similarity (cosine "
+        "or exact) and --viewpoint choose the similarity and the order q",
     )
     g.add_argument(
         "--viewpoint",
         default="1",
         metavar="Q",
-        help="--across: the order q of the Hill numbers (0, 1, 2, ..., inf; default 1)",
+        help="--across: the order q of the Hill numbers (0, 1, 2, ..., inf)",
     )
-
-
-def add_scale_options(p) -> None:
-    g = p.add_argument_group("past one process (see docs/guides/scaling.md)")
-    g.add_argument("--engine", choices=["local", "ray"], default="local", help="where to compute")
-    g.add_argument("--address", default=None, help="--engine ray: a cluster (auto, ray://...)")
-    g.add_argument(
-        "--concurrency", type=int, default=None, help="--engine ray: actors for model metrics"
-    )
-    g.add_argument("--num-gpus", type=float, default=0, help="--engine ray: GPUs per actor")
-    g.add_argument(
-        "--verbose",
-        action="store_true",
-        help="--engine ray: show Ray's own logs and its workers' output (quiet by default)",
-    )
-    g.add_argument("--shard", default=None, metavar="I/N", help="score shard I of N only")
-    g.add_argument("--state", default=None, metavar="FILE", help="with --shard: the shard file")
-    g.add_argument(
-        "--memory",
-        default=None,
-        metavar="SIZE",
-        help="stream a .txt corpus in bounded memory (e.g. 2G): Distinct-n, avg-distinct, EAD-n",
-    )
-    g.add_argument(
-        "--approx", choices=["hll"], default=None, help="with --memory: HLL distinct counts"
-    )
-    add_option_flags(p, "memory_budget", "pairs", "pairs_seed")
 
 
 def run(args) -> int:
@@ -369,7 +343,7 @@ def _write_outputs(args, data, groups: dict, results: dict) -> None:
                 g: json.loads(scores_to_json(r, {"items": len(groups[g])}, args.items is True))
                 for g, r in results.items()
             }
-            print(json_out.dumps(meta, indent=2, ensure_ascii=False))
+            print_json(meta)
         else:
             title = f"{args.input}: {what} by {args.by}"
             print(groups_table(results, {g: len(ix) for g, ix in groups.items()}, title))
@@ -474,7 +448,7 @@ def _run_level(args) -> int:
         out = {"input": args.input, "level": args.level, "scores": {}}
         for r in results:
             out["scores"][r.metric] = r.to_dict(with_items=args.items is True)
-        print(json_out.dumps(out, indent=2, ensure_ascii=False))
+        print_json(out)
         return 0
     print(f"{args.input}: level {args.level}")
     for r in results:
@@ -509,9 +483,7 @@ def _run_across(args) -> int:
         groups,
         args.similarity,
         q=args.viewpoint,
-        n_resamples=args.resamples,
-        confidence=args.confidence,
-        seed=args.seed,
+        **resampling_arguments(args),
         context=RunContext(progress=True),
         **options,
     )
@@ -519,7 +491,7 @@ def _run_across(args) -> int:
         print(f"diveval: warning: across: {warning}", file=sys.stderr)
     if args.json:
         out = {"input": args.input, "by": args.by, "across": result.to_dict(args.items is True)}
-        print(json_out.dumps(out, indent=2, ensure_ascii=False))
+        print_json(out)
         return 0
     from ..report.tables import across_table
 
@@ -538,9 +510,7 @@ def _levels(args, names, payload, options, score_level) -> list:
             payload,
             k=args.k,
             draws=args.draws,
-            n_resamples=args.resamples,
-            confidence=args.confidence,
-            seed=args.seed,
+            **resampling_arguments(args),
             context=context,
             **options,
         )

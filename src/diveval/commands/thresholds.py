@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..io import json_out
-from . import add_json_flag, add_metric_flag, help_formatter
+from . import add_json_flag, add_metric_flag, help_formatter, print_json
 
 EPILOG = """examples:
   diveval thresholds ../shared/data/dailydialog-plusplus/dev.json
@@ -68,11 +67,7 @@ def run(args) -> int:
         for m in (args.metrics or ["avg-distinct"])
     ]
     if args.json:
-        print(
-            json_out.dumps(
-                {"input": args.input, "thresholds": [r.to_dict() for r in results]}, indent=2
-            )
-        )
+        print_json({"input": args.input, "thresholds": [r.to_dict() for r in results]})
         return 0
     paper = {p.metric: p.threshold for p in PRESETS.values()}
     rows = [

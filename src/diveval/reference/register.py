@@ -12,7 +12,8 @@ from typing import Any
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
-from ..registry import Metric, register_all
+from ..options import OPTION
+from ..registry import Metric, implemented_by, register_all
 from ..results import CORPUS, SETS, Score
 from .item_state import item_scores_state
 
@@ -41,7 +42,10 @@ def _corpus(data, reference_groups, aligner, options, context: RunContext):
         tuple(sorted((k, v) for k, v in options.items() if k != "progress")),
     )
     return context.memo(
-        key, lambda: lsdscc_corpus(data, reference_groups, aligner or "bleu", **options)
+        key,
+        lambda: lsdscc_corpus(
+            data, reference_groups, aligner or OPTION["aligner"].default, **options
+        ),
     )
 
 
@@ -82,7 +86,7 @@ def _make(metric: str):
         ).score(metric)
 
     compute.__name__ = metric.replace("-", "_")
-    return compute
+    return implemented_by("diveval.reference.lsdscc:lsdscc_corpus")(compute)
 
 
 REFERENCE_GROUPS = [
@@ -137,89 +141,56 @@ def _need(references: Any, name: str) -> None:
 
 
 def _bleu(n: int):
-    def compute(
-        data,
-        references=None,
-        reduction="multi",
-        tokenizer="whitespace",
-        lowercase=False,
-        smoothing="method1",
-    ) -> Score:
+    @implemented_by("diveval.reference.multiref:bleu")
+    def compute(data, references=None, **options) -> Score:
         from .multiref import bleu
 
         _need(references, f"ref-bleu-{n}")
-        return bleu(
-            data,
-            references,
-            n=n,
-            reduction=reduction,
-            tokenizer=tokenizer,
-            lowercase=lowercase,
-            smoothing=smoothing,
-        )
+        return bleu(data, references, n=n, **options)
 
     return compute
 
 
-def _rouge(data, references=None, reduction="max", variant="rouge-score") -> Score:
+@implemented_by("diveval.reference.multiref:rouge_l")
+def _rouge(data, references=None, **options) -> Score:
     from .multiref import rouge_l
 
     _need(references, "ref-rouge-l")
-    return rouge_l(data, references, reduction=reduction, variant=variant)
+    return rouge_l(data, references, **options)
 
 
-def _meteor(
-    data, references=None, reduction="max", tokenizer="whitespace", lowercase=False
-) -> Score:
+@implemented_by("diveval.reference.multiref:meteor")
+def _meteor(data, references=None, **options) -> Score:
     from .multiref import meteor
 
     _need(references, "ref-meteor")
-    return meteor(data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase)
+    return meteor(data, references, **options)
 
 
-def _embedding(
-    data, references=None, reduction="max", tokenizer="whitespace", lowercase=False
-) -> Score:
+@implemented_by("diveval.reference.multiref:embedding_average")
+def _embedding(data, references=None, **options) -> Score:
     from .multiref import embedding_average
 
     _need(references, "ref-embedding-average")
-    return embedding_average(
-        data, references, reduction=reduction, tokenizer=tokenizer, lowercase=lowercase
-    )
+    return embedding_average(data, references, **options)
 
 
 def _bert(label: str):
-    def compute(
-        data,
-        references=None,
-        reduction="max",
-        embedding_model=None,
-        device=None,
-        batch_size=None,
-        context=None,
-        precision=None,
-    ) -> Score:
+    @implemented_by("diveval.reference.multiref:bertscore")
+    def compute(data, references=None, embedding_model=None, context=None, **options) -> Score:
         from .multiref import bertscore
 
         _need(references, f"ref-bertscore-{label.lower()}")
-        return bertscore(
-            data,
-            references,
-            reduction=reduction,
-            model=embedding_model,
-            device=device,
-            batch_size=batch_size,
-            context=context,
-            precision=precision,
-        )[label]
+        return bertscore(data, references, model=embedding_model, context=context, **options)[label]
 
     return compute
 
 
-def _local_recall(data, references=None, tokenizer="whitespace", lowercase=False) -> Score:
+@implemented_by("diveval.reference.local_recall:local_recall")
+def _local_recall(data, references=None, **options) -> Score:
     from .local_recall import local_recall
 
-    return local_recall(data, references, tokenizer=tokenizer, lowercase=lowercase)
+    return local_recall(data, references, **options)
 
 
 def _local_recall_state(options: dict[str, Any]) -> Any:
@@ -313,6 +284,7 @@ REFERENCES = [
 ]
 
 
+@implemented_by("diveval.reference.mauve:mauve")
 def _mauve(
     data,
     references=None,

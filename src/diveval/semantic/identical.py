@@ -26,23 +26,17 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..options import OPTION
 
 ONE, MODEL = "one", "model"
 RULES = (ONE, MODEL)
 
 
-#: the metrics whose reference asks the model about identical texts too; every other: ONE
-MODEL_BY_DEFAULT = (
-    "equivalence-classes",
-    "homogenization-rougel",
-    "homogenization-bertscore",
-    "homogenization-bleu",
-)
-
-
 def default_rule(metric: str) -> str:
-    """The rule ``metric`` uses when none is given: its reference's (the module docstring)."""
-    return MODEL if metric in MODEL_BY_DEFAULT else ONE
+    """The rule ``metric`` uses when none is given: its reference's (the module docstring), as
+    the ``identical`` option declares it."""
+    rule: str = OPTION["identical"].default_for(metric)
+    return rule
 
 
 def check_identical(identical: Optional[str], metric: str) -> str:

@@ -16,7 +16,8 @@ The small functions below import the model code lazily (``import diveval`` stays
 from __future__ import annotations
 
 from ..errors import InputError
-from ..registry import Metric, pair_mean_at_k, register_all
+from ..options import OPTION
+from ..registry import Metric, implemented_by, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
@@ -24,6 +25,9 @@ _MODEL_OPTIONS = ("device", "precision", "batch_size", "cache_dir", "progress")
 
 
 def _nli(variant: str):
+    @implemented_by(
+        f"diveval.semantic.nli_diversity:nli_{'counts' if variant == 'counts' else 'diversity'}"
+    )
     def compute(sets, nli_model=None, **options):
         from .nli_diversity import nli_counts, nli_diversity
 
@@ -34,66 +38,77 @@ def _nli(variant: str):
     return compute
 
 
+@implemented_by("diveval.semantic.embedding_diversity:embedding_diversity")
 def _sent_bert(sets, embedding_model=None, **options):
     from .embedding_diversity import embedding_diversity
 
     return embedding_diversity(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.vendi:vendi")
 def _vendi(data, embedding_model=None, **options):
     from .vendi import vendi
 
     return vendi(data, "embedding", model=embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:rke")
 def _rke(sets, embedding_model=None, **options):
     from .set_geometry import rke
 
     return rke(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:dcscore")
 def _dcscore(sets, embedding_model=None, **options):
     from .set_geometry import dcscore
 
     return dcscore(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:intdiv")
 def _intdiv(sets, embedding_model=None, **options):
     from .set_geometry import intdiv
 
     return intdiv(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:vendi_weighted")
 def _vendi_weighted(sets, embedding_model=None, **options):
     from .set_geometry import vendi_weighted
 
     return vendi_weighted(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:intdiv_weighted")
 def _intdiv_weighted(sets, embedding_model=None, **options):
     from .set_geometry import intdiv_weighted
 
     return intdiv_weighted(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:logdet")
 def _logdet(sets, embedding_model=None, **options):
     from .set_geometry import logdet
 
     return logdet(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:chamfer")
 def _chamfer(sets, embedding_model=None, **options):
     from .set_geometry import chamfer
 
     return chamfer(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.set_geometry:remote_clique")
 def _remote_clique(sets, embedding_model=None, **options):
     from .set_geometry import remote_clique
 
     return remote_clique(sets, embedding_model, **options)
 
 
+@implemented_by("diveval.semantic.vendi:vendi")
 def _vendi_ngram(data, **options):
     from .vendi import vendi
 
@@ -271,12 +286,14 @@ def _pair_options(options: dict) -> dict:
     return options
 
 
+@implemented_by("diveval.semantic.homogenization:homogenization_rouge_l")
 def _rouge_l(data, **options):
     from .homogenization import homogenization_rouge_l
 
     return homogenization_rouge_l(data, **_pair_options(options))
 
 
+@implemented_by("diveval.semantic.homogenization:homogenization_bertscore")
 def _bertscore(
     data,
     embedding_model=None,
@@ -304,12 +321,11 @@ def _bertscore(
     )
 
 
-def _bleu(data, tokenizer="whitespace", lowercase=False, **pair_options):
+@implemented_by("diveval.semantic.homogenization:homogenization_bleu")
+def _bleu(data, **options):
     from .homogenization import homogenization_bleu
 
-    return homogenization_bleu(
-        data, tokenizer=tokenizer, lowercase=lowercase, **_pair_options(pair_options)
-    )
+    return homogenization_bleu(data, **_pair_options(options))
 
 
 HOMOGENIZATION = [
@@ -355,10 +371,11 @@ HOMOGENIZATION = [
 ]
 
 
+@implemented_by("diveval.semantic.equivalence:equivalence_classes")
 def _equivalence_classes(sets, judge=None, context=None, **options):
     from .equivalence import equivalence_classes
 
-    return equivalence_classes(sets, judge or "nli", context=context, **options)
+    return equivalence_classes(sets, judge or OPTION["judge"].default, context=context, **options)
 
 
 EQUIVALENCE = [
@@ -389,13 +406,15 @@ EQUIVALENCE = [
 ]
 
 
+@implemented_by("diveval.semantic.semantic_entropy:semantic_entropy")
 def _semantic_entropy(sets, judge=None, context=None, **options):
     from .semantic_entropy import semantic_entropy
 
-    return semantic_entropy(sets, judge or "nli", context=context, **options)
+    return semantic_entropy(sets, judge or OPTION["judge"].default, context=context, **options)
 
 
 def _spectral(which: str):
+    @implemented_by(f"diveval.semantic.spectral:spectral_{which}")
     def compute(sets, similarity=None, context=None, **options):
         from . import spectral
 
@@ -404,6 +423,7 @@ def _spectral(which: str):
     return compute
 
 
+@implemented_by("diveval.semantic.hill:similarity_hill")
 def _similarity_hill(sets, similarity=None, context=None, **options):
     from .hill import similarity_hill
 
