@@ -273,48 +273,33 @@ _GEM_REFERENCE = (
 )
 _PUNCT = ((True, "", ""), (False, "-nopunct", ", punctuation tokens dropped"))
 
+#: GEM's n-gram counts: (name, what it measures given n, function, the n it is published for).
+_GEM_NGRAM_COUNTS = (
+    ("entropy", "Shannon entropy (bits) of the {n}-gram distribution", entropy, (1, 2, 3)),
+    (
+        "cond-entropy",
+        "conditional entropy (bits) of a word given the {before} before it",
+        cond_entropy,
+        (2, 3),
+    ),
+    ("unique", "number of {n}-grams that occur exactly once", unique_ngrams, (1, 2, 3)),
+)
+
 GEM = [
     *(
         Metric(
-            f"entropy-{n}{suffix}",
-            f"Shannon entropy (bits) of the {n}-gram distribution (GEM){what}",
-            entropy,
+            f"{name}-{n}{suffix}",
+            what_n.format(n=n, before=n - 1) + f" (GEM){what}",
+            function,
             fixed={"n": n, "keep_punctuation": keep},
             direction="higher",
             citation=_GEM_CITATION,
             reference=_GEM_REFERENCE,
-            state=gem_ngram_state("entropy", n, keep),
+            state=gem_ngram_state(name, n, keep),
         )
+        for name, what_n, function, ns in _GEM_NGRAM_COUNTS
         for keep, suffix, what in _PUNCT
-        for n in (1, 2, 3)
-    ),
-    *(
-        Metric(
-            f"cond-entropy-{n}{suffix}",
-            f"conditional entropy (bits) of a word given the {n - 1} before it (GEM){what}",
-            cond_entropy,
-            fixed={"n": n, "keep_punctuation": keep},
-            direction="higher",
-            citation=_GEM_CITATION,
-            reference=_GEM_REFERENCE,
-            state=gem_ngram_state("cond-entropy", n, keep),
-        )
-        for keep, suffix, what in _PUNCT
-        for n in (2, 3)
-    ),
-    *(
-        Metric(
-            f"unique-{n}{suffix}",
-            f"number of {n}-grams that occur exactly once (GEM){what}",
-            unique_ngrams,
-            fixed={"n": n, "keep_punctuation": keep},
-            direction="higher",
-            citation=_GEM_CITATION,
-            reference=_GEM_REFERENCE,
-            state=gem_ngram_state("unique", n, keep),
-        )
-        for keep, suffix, what in _PUNCT
-        for n in (1, 2, 3)
+        for n in ns
     ),
     *(
         Metric(

@@ -89,44 +89,33 @@ def _make(metric: str):
     return implemented_by("diveval.reference.lsdscc:lsdscc_corpus")(compute)
 
 
+#: LSDSCC's three scores: (name, what it is). MaxBLEU is a quality score (closeness to the
+#: references): "higher" = closer.
+_LSDSCC_SCORES = (
+    ("lsdscc-mds", "Mean Diversity Score: share of reference groups the set covers"),
+    (
+        "lsdscc-pds",
+        "Probabilistic Diversity Score: share of references in the groups the set covers",
+    ),
+    (
+        "lsdscc-maxbleu",
+        "MaxBLEU: mean best aligner score of each response against its reference groups",
+    ),
+)
+
 REFERENCE_GROUPS = [
     Metric(
-        "lsdscc-mds",
-        "LSDSCC Mean Diversity Score: share of reference groups the set covers "
-        "(Xu et al. 2018; needs reference_groups)",
-        _make("lsdscc-mds"),
+        name,
+        f"LSDSCC {what} (Xu et al. 2018; needs reference_groups)",
+        _make(name),
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
         "in the tests and run on the LSDSCC test set, to 1e-12",
-    ),
-    Metric(
-        "lsdscc-pds",
-        "LSDSCC Probabilistic Diversity Score: share of references in the groups "
-        "the set covers (Xu et al. 2018; needs reference_groups)",
-        _make("lsdscc-pds"),
-        settings=(SETS,),
-        options=_LSDSCC_OPTIONS,
-        direction="higher",
-        citation="Xu et al. 2018",
-        reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
-        "in the tests and run on the LSDSCC test set, to 1e-12",
-    ),
-    # a quality score (closeness to the references): "higher" = closer
-    Metric(
-        "lsdscc-maxbleu",
-        "LSDSCC MaxBLEU: mean best aligner score of each response against its "
-        "reference groups (Xu et al. 2018; needs reference_groups)",
-        _make("lsdscc-maxbleu"),
-        settings=(SETS,),
-        options=_LSDSCC_OPTIONS,
-        direction="higher",
-        citation="Xu et al. 2018",
-        reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
-        "in the tests and run on the LSDSCC test set, to 1e-12",
-    ),
+    )
+    for name, what in _LSDSCC_SCORES
 ]
 
 
@@ -140,39 +129,17 @@ def _need(references: Any, name: str) -> None:
         raise InputError(f"{name} {_WHY}")
 
 
-def _bleu(n: int):
-    @implemented_by("diveval.reference.multiref:bleu")
-    def compute(data, references=None, **options) -> Score:
-        from .multiref import bleu
+def _multiref(name: str, function: str, **fixed: Any):
+    """The registry wrapper of ``multiref.<function>``: refuses a call without references."""
 
-        _need(references, f"ref-bleu-{n}")
-        return bleu(data, references, n=n, **options)
+    @implemented_by(f"diveval.reference.multiref:{function}")
+    def compute(data, references=None, **options) -> Score:
+        from . import multiref
+
+        _need(references, name)
+        return getattr(multiref, function)(data, references, **fixed, **options)
 
     return compute
-
-
-@implemented_by("diveval.reference.multiref:rouge_l")
-def _rouge(data, references=None, **options) -> Score:
-    from .multiref import rouge_l
-
-    _need(references, "ref-rouge-l")
-    return rouge_l(data, references, **options)
-
-
-@implemented_by("diveval.reference.multiref:meteor")
-def _meteor(data, references=None, **options) -> Score:
-    from .multiref import meteor
-
-    _need(references, "ref-meteor")
-    return meteor(data, references, **options)
-
-
-@implemented_by("diveval.reference.multiref:embedding_average")
-def _embedding(data, references=None, **options) -> Score:
-    from .multiref import embedding_average
-
-    _need(references, "ref-embedding-average")
-    return embedding_average(data, references, **options)
 
 
 def _bert(label: str):
@@ -205,7 +172,7 @@ REFERENCES = [
         Metric(
             f"ref-bleu-{n}",
             f"multi-reference BLEU-{n} (value: corpus BLEU; needs references)",
-            _bleu(n),
+            _multiref(f"ref-bleu-{n}", "bleu", n=n),
             settings=(CORPUS,),
             options=(*_LEXICAL, "smoothing"),
             direction="higher",
@@ -219,7 +186,7 @@ REFERENCES = [
     Metric(
         "ref-rouge-l",
         "ROUGE-L F (rouge-score), best reference (needs references)",
-        _rouge,
+        _multiref("ref-rouge-l", "rouge_l"),
         settings=(CORPUS,),
         options=("references", "reduction", "variant"),
         extra="reference",
@@ -231,7 +198,7 @@ REFERENCES = [
     Metric(
         "ref-meteor",
         "METEOR (nltk + WordNet 3.0), best reference (needs references)",
-        _meteor,
+        _multiref("ref-meteor", "meteor"),
         settings=(CORPUS,),
         options=_LEXICAL,
         extra="reference",
@@ -244,7 +211,7 @@ REFERENCES = [
     Metric(
         "ref-embedding-average",
         "embedding average (spaCy en_core_web_md vectors), best reference (needs references)",
-        _embedding,
+        _multiref("ref-embedding-average", "embedding_average"),
         settings=(CORPUS,),
         options=_LEXICAL,
         extra="reference",
