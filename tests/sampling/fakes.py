@@ -36,7 +36,8 @@ class FakeChat:
         self.max_in_flight = 0
         self.closed = False
 
-    async def chat(self, messages, *, n=1, seed=None, temperature=1.0, top_p=None, max_tokens=512):
+    async def chat(self, messages, ask):
+        n, seed = ask.n, ask.seed
         self.calls.append({"messages": [dict(m) for m in messages], "n": n, "seed": seed})
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -116,6 +116,17 @@ def _defaults(tagger, split):
     return tagger, split if split is not None else punkt_sentences()
 
 
+def _templates_by_group(texts, n, top_n, join, setting, tagger, split_sentences):
+    """(the setting found, [(a group's responses, its templates)], the signature) of both
+    template metrics."""
+    check_join(join)
+    tagger, split = _defaults(tagger, split_sentences)
+    found, groups = text_groups(texts, setting)
+    with_templates = [(g, _templates_of(g, join, tagger, split, n, top_n)) for g in groups]
+    sig = {"n": n, "top": top_n, "tagger": tagger.name, "sent": "punkt-default", "join": join}
+    return found, with_templates, sig
+
+
 def template_rate(
     texts: Any,
     n: int = 5,
@@ -126,11 +137,10 @@ def template_rate(
     split_sentences: Callable[[str], list[str]] | None = None,
 ) -> Score:
     """Fraction of responses that contain a POS template text (per corpus or per set)."""
-    check_join(join)
-    tagger, split = _defaults(tagger, split_sentences)
-    found, groups = text_groups(texts, setting)
-    values = [rate_of(g, _templates_of(g, join, tagger, split, n, top_n)) for g in groups]
-    sig = {"n": n, "top": top_n, "tagger": tagger.name, "sent": "punkt-default", "join": join}
+    found, groups, sig = _templates_by_group(
+        texts, n, top_n, join, setting, tagger, split_sentences
+    )
+    values = [rate_of(g, templates) for g, templates in groups]
     return group_score("template-rate", values, found, sig)
 
 
@@ -145,14 +155,13 @@ def templates_per_token(
 ) -> Score:
     """Mean over responses of template occurrences per whitespace token (per corpus or set);
     ``details["per_document"]`` holds every response's value."""
-    check_join(join)
-    tagger, split = _defaults(tagger, split_sentences)
-    found, groups = text_groups(texts, setting)
+    found, groups, sig = _templates_by_group(
+        texts, n, top_n, join, setting, tagger, split_sentences
+    )
     per_doc: list[float] = []
     values = []
-    for g in groups:
-        tpt = per_token_of(g, _templates_of(g, join, tagger, split, n, top_n))
+    for g, templates in groups:
+        tpt = per_token_of(g, templates)
         per_doc.extend(tpt)
         values.append(sum(tpt) / len(tpt))
-    sig = {"n": n, "top": top_n, "tagger": tagger.name, "sent": "punkt-default", "join": join}
     return group_score("templates-per-token", values, found, sig, {"per_document": per_doc})

@@ -148,13 +148,14 @@ def hdd_of_ids(ids: np.ndarray, draws: int = 42) -> float:
     return float(np.sum((1 - p0) / d))
 
 
-def _richness(name: str, fn, texts, tokenizer, lowercase, setting, sig, join) -> Score:
-    """``join``: None for a measure that does not depend on the order (HD-D): no signature key."""
+def _richness(name: str, of_ids, parameter: dict, join, texts, tokenizer, lowercase, setting):
+    """``of_ids(ids, **parameter)`` of each joined text. ``join``: None for a measure that does not
+    depend on the order (HD-D): no signature key."""
     if join is not None:
         check_join(join)
     prep = prepare(texts, tokenizer, lowercase, setting)
-    values = np.array([fn(ids) for ids in joined_ids(prep, join or "given")])
-    return lexical_score(name, values, prep, {**sig, "join": join})
+    values = np.array([of_ids(ids, **parameter) for ids in joined_ids(prep, join or "given")])
+    return lexical_score(name, values, prep, {**parameter, "join": join})
 
 
 def mattr(
@@ -170,14 +171,7 @@ def mattr(
     if window < 1:
         raise InputError(f"MATTR's window must be a positive number of tokens, got {window}")
     return _richness(
-        "mattr",
-        lambda ids: mattr_of_ids(ids, window),
-        texts,
-        tokenizer,
-        lowercase,
-        setting,
-        {"window": window},
-        join,
+        "mattr", mattr_of_ids, {"window": window}, join, texts, tokenizer, lowercase, setting
     )
 
 
@@ -192,14 +186,7 @@ def mtld(
     """Measure of textual lexical diversity (McCarthy & Jarvis 2010), threshold 0.72, of the
     responses joined as given (``join="sorted"``: in code-point order)."""
     return _richness(
-        "mtld",
-        lambda ids: mtld_of_ids(ids, threshold),
-        texts,
-        tokenizer,
-        lowercase,
-        setting,
-        {"threshold": threshold},
-        join,
+        "mtld", mtld_of_ids, {"threshold": threshold}, join, texts, tokenizer, lowercase, setting
     )
 
 
@@ -213,14 +200,7 @@ def hdd(
     """HD-D (McCarthy & Jarvis 2007), 42 draws: a function of the token counts only, so the
     order of the responses does not matter (no ``join``)."""
     return _richness(
-        "hdd",
-        lambda ids: hdd_of_ids(ids, draws),
-        texts,
-        tokenizer,
-        lowercase,
-        setting,
-        {"draws": draws},
-        None,
+        "hdd", hdd_of_ids, {"draws": draws}, None, texts, tokenizer, lowercase, setting
     )
 
 

@@ -1,8 +1,8 @@
 """The one interface of a language model that answers chats: what every backend of
 ``models.lm_backends`` gives, and what ``sample``, ``generate`` and ``augment`` ask of it.
 
-A ``ChatModel`` is loaded once and then asked ``await chat(messages, n=, seed=, temperature=,
-top_p=, max_tokens=)`` for ``n`` samples of one conversation; it answers a :class:`Completion`:
+A ``ChatModel`` is loaded once and then asked ``await chat(messages, ChatRequest(n=, seed=,
+temperature=, top_p=, max_tokens=))`` for ``n`` samples of one conversation; it answers a :class:`Completion`:
 the texts, the model name it reports, token counts, and the log-probability of each token of each
 choice where it gives them (a server's ``logprobs``; a local model's log-softmax at each
 generated token, before temperature and nucleus truncation, the end-of-sequence token left out as
@@ -31,21 +31,25 @@ class Completion:
     token_logprobs: Optional[list[Optional[list[float]]]] = None
 
 
+@dataclass(frozen=True)
+class ChatRequest:
+    """What one chat request asks for, besides the messages: ``n`` samples, seeded by ``seed``
+    where the backend takes one (None: unseeded), and how to sample them (``top_p`` None: not
+    sent, the server's own)."""
+
+    n: int = 1
+    seed: Optional[int] = None
+    temperature: float = 1.0
+    top_p: Optional[float] = None
+    max_tokens: int = 512
+
+
 class ChatModel(Protocol):
     model: str
     takes_seed: bool
     local: bool
 
-    async def chat(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        *,
-        n: int = 1,
-        seed: Optional[int] = None,
-        temperature: float = 1.0,
-        top_p: Optional[float] = None,
-        max_tokens: int = 512,
-    ) -> Completion: ...
+    async def chat(self, messages: Sequence[Mapping[str, str]], ask: ChatRequest) -> Completion: ...
 
     def retryable(self, exc: BaseException) -> bool: ...
 

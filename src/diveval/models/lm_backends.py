@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ..errors import InputError
-from .chat import ChatModel, Context, dialogue_messages, first_line
+from .chat import ChatModel, ChatRequest, Context, dialogue_messages, first_line
 from .generators import SMOLLM2_NAME, HFGenerator, converted_smollm2
 from .local_lm import CausalLM, LocalChat, load_pretrained, on_device
 from .openai_chat import OpenAIChat, served_models
@@ -278,14 +278,8 @@ class ChatGenerator:
 
     def _ask(self, context: Context, n: int, seed: int) -> list[str]:
         o = self.options
-        call = self.model.chat(
-            dialogue_messages(context),
-            n=n,
-            seed=seed,
-            temperature=o.temperature,
-            top_p=o.top_p,
-            max_tokens=o.max_tokens,
-        )
+        ask = ChatRequest(n, seed, o.temperature, o.top_p, o.max_tokens)
+        call = self.model.chat(dialogue_messages(context), ask)
         return list(self._loop.run_until_complete(call).texts)
 
     def sample(self, context: Context, k: int, seed: int) -> list[str]:

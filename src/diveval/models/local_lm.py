@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import InputError, MissingDependencyError
-from .chat import Completion, dialogue_messages
+from .chat import ChatRequest, Completion, dialogue_messages
 from .devices import check_device
 from .fingerprint import state_dict_fingerprint
 from .offline import hub_offline
@@ -147,18 +147,10 @@ class LocalChat:
                 (texts, counts), scores = self.gen.sample_ids(ids, n, seed), None
         return Completion(texts, self.model, int(ids.shape[1]) * n, int(sum(counts)), scores)
 
-    async def chat(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        *,
-        n: int = 1,
-        seed: Optional[int] = None,
-        temperature: float = 1.0,
-        top_p: Optional[float] = None,
-        max_tokens: int = 512,
-    ) -> Completion:
+    async def chat(self, messages: Sequence[Mapping[str, str]], ask: ChatRequest) -> Completion:
         # temperature, top_p and max_tokens were fixed when the generator was built
-        return await asyncio.to_thread(self._run, messages, n, 0 if seed is None else seed)
+        seed = 0 if ask.seed is None else ask.seed
+        return await asyncio.to_thread(self._run, messages, ask.n, seed)
 
     def retryable(self, exc: BaseException) -> bool:
         return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import MissingDependencyError
-from .chat import Completion
+from .chat import ChatRequest, Completion
 
 #: HTTP statuses worth another try: timeouts, conflicts, rate limits, server errors.
 RETRY_STATUSES = frozenset({408, 409, 425, 429})
@@ -52,29 +52,20 @@ class OpenAIChat:
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
         )
 
-    async def chat(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        *,
-        n: int = 1,
-        seed: Optional[int] = None,
-        temperature: float = 1.0,
-        top_p: Optional[float] = None,
-        max_tokens: int = 512,
-    ) -> Completion:
+    async def chat(self, messages: Sequence[Mapping[str, str]], ask: ChatRequest) -> Completion:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
-            "temperature": temperature,
+            "temperature": ask.temperature,
         }
         # OpenAI's newer models refuse max_tokens; most other servers know only max_tokens
-        kwargs["max_completion_tokens" if self.official else "max_tokens"] = max_tokens
-        if n > 1:
-            kwargs["n"] = n
-        if top_p is not None:
-            kwargs["top_p"] = top_p
-        if seed is not None:
-            kwargs["seed"] = seed
+        kwargs["max_completion_tokens" if self.official else "max_tokens"] = ask.max_tokens
+        if ask.n > 1:
+            kwargs["n"] = ask.n
+        if ask.top_p is not None:
+            kwargs["top_p"] = ask.top_p
+        if ask.seed is not None:
+            kwargs["seed"] = ask.seed
         if self.logprobs:  # llama.cpp's server returns none without top_logprobs
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = 0

@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Sequence
 from ..errors import DivevalError, InputError
 from ..io import json_out
 from ..io.resume import read_resumable
+from ..models.chat import ChatRequest
 from .protocols import PARAPHRASE_FIELD, ShortAnswer, paraphrases_of, protocol, protocol_settings
 from .records import PromptItem, cost, make_record, request_seed
 
@@ -286,19 +287,13 @@ class _Asker:
         after a retryable failure (``RetryPolicy``)."""
         backend, settings, policy, stats = self.backend, self.settings, self.policy, self.stats
         seed = request_seed(settings.seed, item.prompt, j) if backend.takes_seed else None
+        ask = ChatRequest(n, seed, settings.temperature, settings.top_p, settings.max_tokens)
         last: BaseException | None = None
         for attempt in range(policy.retries + 1):
             hint = None
             async with self.limiter:
                 try:
-                    call = backend.chat(
-                        messages,
-                        n=n,
-                        seed=seed,
-                        temperature=settings.temperature,
-                        top_p=settings.top_p,
-                        max_tokens=settings.max_tokens,
-                    )
+                    call = backend.chat(messages, ask)
                     comp = await (
                         asyncio.wait_for(call, policy.timeout) if policy.timeout else call
                     )
