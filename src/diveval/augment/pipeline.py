@@ -61,18 +61,11 @@ def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[
     return ctx, ref, fut, list(refs) or [ref], None if key is None else str(key)
 
 
-def augment(
-    items: Iterable[dict],
-    retriever: BM25Retriever | None = None,
-    k: int = 10,
-    knowledge: KnowledgeSource | None = None,
-    adapter: ContextAdapter | None = None,
-    progress: bool = False,
-    paraphraser: Any = None,
-) -> list[dict]:
+def augment(items: Iterable[dict], *args: Any, **options: Any) -> list[dict]:
     """Add up to ``k`` retrieved references (and any commonsense ones, and paraphrases of the
-    human references when a ``paraphraser`` is given) to every item."""
-    return list(iter_augmented(items, retriever, k, knowledge, adapter, progress, paraphraser))
+    human references when a ``paraphraser`` is given) to every item: ``iter_augmented``'s
+    arguments, all items at once."""
+    return list(iter_augmented(items, *args, **options))
 
 
 def iter_augmented(

@@ -10,7 +10,7 @@ with Tevet's tokenizer: 0.983, the paper's 0.98).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,15 +30,7 @@ class ThresholdEstimate:
     signature: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "percentile": self.percentile,
-            "value": self.value,
-            "sets": self.sets,
-            "mean": self.mean,
-            "method": self.method,
-            "signature": self.signature,
-        }
+        return asdict(self)
 
 
 def percentile_threshold(

@@ -18,7 +18,7 @@ The trend of each metric is the OLS slope of the per-corpus scores on L with a t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -115,17 +115,7 @@ class Trend:
         return (self.last - self.first) / self.first if self.first else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "slope": self.slope,
-            "low": self.low,
-            "high": self.high,
-            "intercept": self.intercept,
-            "r": self.r,
-            "p_value": self.p_value,
-            "first": self.first,
-            "last": self.last,
-            "relative_change": self.relative_change,
-        }
+        return {**asdict(self), "relative_change": self.relative_change}
 
 
 @dataclass(frozen=True)

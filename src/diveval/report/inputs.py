@@ -552,32 +552,22 @@ def _add_summary(out: Collected, path: str, rows: list[dict[str, Any]], known: s
             )
 
 
-def _add_rate_systems(
-    out: Collected, path: str, rows: list[dict[str, Any]], known: set[str]
-) -> None:
-    metrics = _metric_columns(rows, known, ["system", "human"])
-    for r in rows:
-        out.human_systems.append(
-            {
-                "system": str(r["system"]),
-                "human": _num(r.get("human")),
-                "source": "rate export",
-                **{m: _num(r.get(m)) for m in metrics},
-            }
-        )
+def _rate_rows(kept_in: str):
+    """The reader of a rate export's rows (one per system, or one per set) into ``out.<kept_in>``."""
 
+    def add(out: Collected, path: str, rows: list[dict[str, Any]], known: set[str]) -> None:
+        metrics = _metric_columns(rows, known, ["system", "human"])
+        for r in rows:
+            getattr(out, kept_in).append(
+                {
+                    "system": str(r["system"]),
+                    "human": _num(r.get("human")),
+                    "source": "rate export",
+                    **{m: _num(r.get(m)) for m in metrics},
+                }
+            )
 
-def _add_rate_sets(out: Collected, path: str, rows: list[dict[str, Any]], known: set[str]) -> None:
-    metrics = _metric_columns(rows, known, ["system", "human"])
-    for r in rows:
-        out.human_sets.append(
-            {
-                "system": str(r["system"]),
-                "human": _num(r.get("human")),
-                "source": "rate export",
-                **{m: _num(r.get(m)) for m in metrics},
-            }
-        )
+    return add
 
 
 def _add_raters(out: Collected, path: str, rows: list[dict[str, Any]], known: set[str]) -> None:
@@ -714,8 +704,8 @@ _READERS: dict[str, Callable[[Collected, str, Any, set[str]], None]] = {
     "correlate": _add_correlate,
     "compare": _add_compare,
     "summary": _add_summary,
-    "rate-systems": _add_rate_systems,
-    "rate-sets": _add_rate_sets,
+    "rate-systems": _rate_rows("human_systems"),
+    "rate-sets": _rate_rows("human_sets"),
     "raters": _add_raters,
     "items": _add_items,
     "responses": _add_records,

