@@ -23,17 +23,10 @@ from ..state import SUM, DeclaredState, Reduction
 from ..text.ngrams import distinct_per_group, ngram_starts
 from ..text.prepared import encode_texts
 from ..text.stable_keys import ngram_keys, token_hashes
-from ..text.tokenizers import get_tokenizer
+from ..text.tokenizers import get_tokenizer, state_tokenizer
 from .gem import drop_punctuation
 
 GEM_NGRAM_METRICS = ("entropy", "cond-entropy", "unique")
-
-
-def _tokenizer_name(options: Mapping[str, Any]) -> str:
-    tokenizer = options.get("tokenizer", "whitespace")
-    if not isinstance(tokenizer, str):
-        raise InputError("a split run names its tokenizer (a string), so that states can be saved")
-    return tokenizer
 
 
 #: One row per distinct n-gram: its key and count (and, for cond-entropy-n's order n, the key of
@@ -176,7 +169,7 @@ def gem_ngram_state(metric: str, n: int, keep_punctuation: bool):
             metric,
             n,
             keep_punctuation,
-            _tokenizer_name(options),
+            state_tokenizer(options),
             bool(options.get("lowercase")),
         )
 
@@ -228,6 +221,6 @@ def intra_distinct_state(n: int):
     """The state factory of an intra-distinct row: ``options -> IntraDistinctState``."""
 
     def make(options: dict[str, Any]) -> IntraDistinctState:
-        return IntraDistinctState(n, _tokenizer_name(options), bool(options.get("lowercase")))
+        return IntraDistinctState(n, state_tokenizer(options), bool(options.get("lowercase")))
 
     return make

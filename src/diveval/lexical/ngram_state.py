@@ -25,7 +25,7 @@ from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts
 from ..text.stable_keys import ngram_keys, token_hashes
-from ..text.tokenizers import get_tokenizer
+from ..text.tokenizers import get_tokenizer, state_tokenizer
 from .ead import (
     Vocab,
     ead_details,
@@ -269,15 +269,10 @@ def ngram_metric_state(metric: str, n: int):
     """The state factory of a metric row: ``options -> NgramMetricState``."""
 
     def make(options: dict[str, Any]) -> NgramMetricState:
-        tokenizer = options.get("tokenizer", "whitespace")
-        if not isinstance(tokenizer, str):
-            raise InputError(
-                "a split run names its tokenizer (a string), so that states can be saved"
-            )
         return NgramMetricState(
             metric,
             n,
-            tokenizer,
+            state_tokenizer(options),
             bool(options.get("lowercase")),
             options.get("vocab"),
         )

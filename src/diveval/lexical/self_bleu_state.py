@@ -24,7 +24,7 @@ from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
 from ..text.ngrams import ngram_starts, text_of_positions
 from ..text.prepared import encode_texts
 from ..text.stable_keys import ngram_keys, token_hashes
-from ..text.tokenizers import get_tokenizer
+from ..text.tokenizers import get_tokenizer, state_tokenizer
 
 #: One row per distinct n-gram: its key, the largest count any sentence has (c1), how many
 #: sentences hold c1 (m1) and the largest count below c1 (c2, 0 if none).
@@ -305,15 +305,10 @@ def self_bleu_state(max_n: int):
     """The state factory of a Self-BLEU row: ``options -> SelfBleuState`` (two passes)."""
 
     def make(options: dict[str, Any]) -> SelfBleuState:
-        tokenizer = options.get("tokenizer", "whitespace")
-        if not isinstance(tokenizer, str):
-            raise InputError(
-                "a split run names its tokenizer (a string), so that states can be saved"
-            )
         return SelfBleuState(
             max_n,
             options.get("smoothing", "method1"),
-            tokenizer,
+            state_tokenizer(options),
             bool(options.get("lowercase")),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError, MissingDependencyError, did_you_mean
 from .multilingual import MULTILINGUAL
@@ -149,3 +149,12 @@ def get_tokenizer(name: str | Tokenizer = "whitespace", lowercase: bool = False)
             f"choose one of {', '.join(TOKENIZERS)}"
         )
     return _cached(name, bool(lowercase))
+
+
+def state_tokenizer(options: Mapping[str, Any]) -> str:
+    """The tokenizer a split run's state keeps: its name (a custom Tokenizer object cannot be
+    saved with the state, so a split run refuses one)."""
+    tokenizer = options.get("tokenizer", "whitespace")
+    if not isinstance(tokenizer, str):
+        raise InputError("a split run names its tokenizer (a string), so that states can be saved")
+    return tokenizer
