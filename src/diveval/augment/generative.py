@@ -60,7 +60,24 @@ def _short_answer(text: str, relation: str, max_words: int = 12) -> str:
     return " ".join(line.split()[:max_words])
 
 
-class LMKnowledge:
+class _GreedyLM:
+    """A causal LM (loaded, or a name ``load_causal_lm`` knows) decoding greedily up to
+    ``max_new_tokens``; ``lm_signature``: the model's name, weights and that cap."""
+
+    def __init__(self, lm: Any, max_new_tokens: int, device: Optional[str]):
+        self.lm = lm if isinstance(lm, CausalLM) else load_causal_lm(lm, device=device)
+        self.max_new_tokens = int(max_new_tokens)
+
+    @property
+    def lm_signature(self) -> str:
+        return f"lm:{self.lm.name}|weights:{self.lm.fingerprint}"
+
+    @property
+    def max_new(self) -> str:
+        return f"max_new:{self.max_new_tokens}"
+
+
+class LMKnowledge(_GreedyLM):
     """The offline stand-in for COMET: a causal LM answers one question per relation about the
     last context turn (greedy, ``max_new_tokens``). Labelled ``lm-standin:NAME``, never COMET."""
 
@@ -78,16 +95,15 @@ class LMKnowledge:
                 f"the LM stand-in has no question for {', '.join(unknown)}; "
                 f"known: {', '.join(QUESTIONS)}"
             )
-        self.lm = lm if isinstance(lm, CausalLM) else load_causal_lm(lm, device=device)
+        super().__init__(lm, max_new_tokens, device)
         self.relations = tuple(relations)
-        self.max_new_tokens = int(max_new_tokens)
         self.name = f"lm-standin:{self.lm.name}"
 
     @property
     def signature(self) -> str:
+        relations = ",".join(self.relations)
         return (
-            f"lm-standin|lm:{self.lm.name}|weights:{self.lm.fingerprint}"
-            f"|rel:{','.join(self.relations)}|n:1|greedy|completion|max_new:{self.max_new_tokens}"
+            f"lm-standin|{self.lm_signature}|rel:{relations}|n:1|greedy|completion|{self.max_new}"
         )
 
     def infer(self, context: Sequence[str], key: str | None = None) -> list[Inference]:
@@ -175,7 +191,7 @@ class CometKnowledge:
         return out
 
 
-class LMParaphraser:
+class LMParaphraser(_GreedyLM):
     """PARAPHRASE baseline: one greedy paraphrase of a reference by a causal LM."""
 
     #: one worked example, then the reference: a completion the LM ends with a closing quote
@@ -188,16 +204,12 @@ class LMParaphraser:
     )
 
     def __init__(self, lm: Any = None, *, max_new_tokens: int = 40, device: Optional[str] = None):
-        self.lm = lm if isinstance(lm, CausalLM) else load_causal_lm(lm, device=device)
-        self.max_new_tokens = int(max_new_tokens)
+        super().__init__(lm, max_new_tokens, device)
         self.name = f"lm:{self.lm.name}"
 
     @property
     def signature(self) -> str:
-        return (
-            f"paraphrase|lm:{self.lm.name}|weights:{self.lm.fingerprint}|greedy|one-shot"
-            f"|max_new:{self.max_new_tokens}"
-        )
+        return f"paraphrase|{self.lm_signature}|greedy|one-shot|{self.max_new}"
 
     def paraphrase(self, reference: str) -> str | None:
         prompt = self.lm.encode(self.PROMPT.format(" ".join(reference.split())))
