@@ -25,6 +25,7 @@ from ..text.prepared import encode_texts
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
 from .gem import drop_punctuation
+from .ngram_state import BatchedOrders
 
 GEM_NGRAM_METRICS = ("entropy", "cond-entropy", "unique")
 
@@ -55,7 +56,7 @@ def _add_counts(parts: list[np.ndarray]) -> np.ndarray:
 ADD_COUNTS = Reduction("add-counts", _add_counts)
 
 
-class GemNgramState(DeclaredState):
+class GemNgramState(BatchedOrders):
     """Corpus entropy-n, cond-entropy-n or unique-n from n-gram counts that merge: a field
     ``grams_{k}`` (:data:`GRAMS` rows, :data:`ADD_COUNTS`) per order k it reads.
 
@@ -67,6 +68,7 @@ class GemNgramState(DeclaredState):
 
     kind: ClassVar[str] = "gem-ngrams"
     SETTINGS = ("metric", "n", "keep_punctuation", "tokenizer", "lowercase")
+    FOLDED = "grams_"
 
     def __init__(
         self,
@@ -85,8 +87,6 @@ class GemNgramState(DeclaredState):
         self.orders = [self.n - 1, self.n] if metric == "cond-entropy" else [self.n]
         for k in self.orders:
             setattr(self, f"grams_{k}", np.zeros(0, self._dtype(k)))
-        # batches not folded in yet (folded when they outgrow the folded part, so n updates cost
-        # O(total log total), not O(n * total log total))
         self._pending: dict[int, list[np.ndarray]] = {k: [] for k in self.orders}
 
     def _dtype(self, k: int) -> np.dtype:
@@ -116,20 +116,10 @@ class GemNgramState(DeclaredState):
             rows["count"] = 1
             if "prefix" in rows.dtype.names:
                 rows["prefix"] = ngram_keys(tids.ids, hashes, starts, k - 1)
-            pending = self._pending[k]
-            pending.append(rows)
-            if sum(p.size for p in pending) >= getattr(self, f"grams_{k}").size:
-                self._fold(k)
+            self._add(k, rows)
 
-    def _fold(self, k: int) -> None:
-        if self._pending[k]:
-            name = f"grams_{k}"
-            setattr(self, name, _add_counts([getattr(self, name), *self._pending[k]]))
-            self._pending[k].clear()
-
-    def _settle(self) -> None:
-        for k in self.orders:
-            self._fold(k)
+    def _combine(self, parts: list[np.ndarray]) -> np.ndarray:
+        return _add_counts(parts)
 
     def result(self) -> Score:
         """The Score :func:`diveval.lexical.gem.entropy` (``cond_entropy``, ``unique_ngrams``)

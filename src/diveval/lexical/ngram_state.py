@@ -86,13 +86,44 @@ def corpus_ngram_score(
     return Score(metric, value, sig, CORPUS, None, details)
 
 
-class NgramCounts(DeclaredState):
+class BatchedOrders(DeclaredState):
+    """A state with one folded array ``<FOLDED><n>`` per n-gram order n in ``orders``: a batch
+    waits in ``_pending[n]`` until the batches outgrow the folded array (so n updates cost
+    O(total log total), not O(n * total log total)); ``_settle`` folds them all before a read.
+    ``_combine``: the folded array of [folded, *batches]."""
+
+    FOLDED: ClassVar[str]
+    orders: list[int]
+    _pending: dict[int, list[np.ndarray]]
+
+    def _combine(self, parts: list[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _add(self, n: int, rows: np.ndarray) -> None:
+        pending = self._pending[n]
+        pending.append(rows)
+        if sum(p.size for p in pending) >= getattr(self, f"{self.FOLDED}{n}").size:
+            self._fold(n)
+
+    def _fold(self, n: int) -> None:
+        if self._pending[n]:
+            name = f"{self.FOLDED}{n}"
+            setattr(self, name, self._combine([getattr(self, name), *self._pending[n]]))
+            self._pending[n].clear()
+
+    def _settle(self) -> None:
+        for n in self.orders:
+            self._fold(n)
+
+
+class NgramCounts(BatchedOrders):
     """Distinct and total n-grams of the orders ``orders``, mergeable across shards: the number of
     texts, ``total_{n}`` (n-grams of order n) and ``keys_{n}`` (their distinct keys, sorted) for
     each order n. A batch's keys wait in a list until they outgrow the sorted keys (so n updates
     cost O(total log total), not O(n * total)); ``_settle`` folds them in before a read."""
 
     SETTINGS: ClassVar[tuple[str, ...]] = ("orders", "tokenizer", "lowercase")
+    FOLDED = "keys_"
     MERGE_THREADS = 2  # one sort per order at a time, as update(): numpy's sort releases the GIL
 
     def __init__(
@@ -141,21 +172,8 @@ class NgramCounts(DeclaredState):
                 if keys.size:
                     self._add(n, keys)
 
-    def _add(self, n: int, keys: np.ndarray) -> None:
-        pending = self._pending[n]
-        pending.append(keys)
-        if sum(p.size for p in pending) >= getattr(self, f"keys_{n}").size:
-            self._fold(n)
-
-    def _fold(self, n: int) -> None:
-        if self._pending[n]:
-            merged = np.concatenate([getattr(self, f"keys_{n}"), *self._pending[n]])
-            setattr(self, f"keys_{n}", unique_sorted(merged))
-            self._pending[n].clear()
-
-    def _settle(self) -> None:
-        for n in self.orders:
-            self._fold(n)
+    def _combine(self, parts: list[np.ndarray]) -> np.ndarray:
+        return unique_sorted(np.concatenate(parts))
 
     # -- results -------------------------------------------------------------------------------
     def keys(self, n: int) -> np.ndarray:
