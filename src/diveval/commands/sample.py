@@ -123,7 +123,7 @@ def run(args) -> int:
     # here, not at the top: the parser is built for every command, the sampling stack (asyncio,
     # the backends) loads only to sample
     from ..errors import InputError
-    from ..models.lm_backends import LoadOptions, load_chat, parse_spec
+    from ..models.lm_backends import load_chat, parse_spec
     from ..progress import rate_counter
     from ..sampling.records import read_prompts
     from ..sampling.runner import (
@@ -157,18 +157,10 @@ def run(args) -> int:
     check_inputs(items[done:], settings, args.input)
     backend = None
     if done < len(items):
-        backend = load_chat(
-            spec,
-            LoadOptions(
-                temperature=args.temperature,
-                top_p=args.top_p,
-                max_tokens=args.max_tokens,
-                timeout=args.timeout,
-                api_key_env=args.api_key_env,
-                device=args.device,
-                logprobs=args.record_logprobs,
-            ),
+        options = settings.load_options(
+            timeout=args.timeout, api_key_env=args.api_key_env, device=args.device
         )
+        backend = load_chat(spec, options)
         if backend.local:  # a generation in a thread cannot be interrupted: no time limit
             policy = RetryPolicy(retries=args.retries, timeout=None)
 

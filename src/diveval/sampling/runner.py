@@ -27,6 +27,7 @@ from ..errors import DivevalError, InputError
 from ..io import json_out
 from ..io.resume import read_resumable
 from ..models.chat import ChatRequest
+from ..models.lm_backends import LoadOptions
 from .protocols import PARAPHRASE_FIELD, ShortAnswer, paraphrases_of, protocol, protocol_settings
 from .records import PromptItem, cost, make_record, request_seed
 
@@ -64,6 +65,17 @@ class SamplingSettings:
     seed: Optional[int] = 0
     paraphrase_field: str = PARAPHRASE_FIELD
     logprobs: bool = True  # ask for token log-probabilities (they never change a sample)
+
+    def load_options(self, **server: Any) -> LoadOptions:
+        """How a backend loads to sample with these settings; ``server``: the other
+        ``LoadOptions`` (timeout, api_key_env, device)."""
+        return LoadOptions(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_tokens=self.max_tokens,
+            logprobs=self.logprobs,
+            **server,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         # "logprobs" only when asked for: a file written without them (--no-logprobs, or before
