@@ -34,7 +34,8 @@ extreme, probability 1/20 under A/A).
 
 Sampled (``--sampled``): the same A/A on responses sampled with ``diveval sample`` from the
 offline SmolLM2-135M-Instruct, to the short open prompts of ``benchmarks/compare_prompts.jsonl``:
-10 responses at temperature 1.0 (seed 1) and 10 at 0.7 (seed 2), 16 tokens at most, sampled once
+10 responses at temperature 1.0 (seed 1) to the 60 prompts and 10 at 0.7 (seed 2) to the first
+28 (``--sampled-prompts``, ``--cooler-prompts``), 16 tokens at most, sampled once
 into ``runs/compare-sampled/`` (git-ignored) and reused (a shorter file is resumed). Each A/A run
 splits each prompt's 10 responses at temperature 1.0 at random into two systems of 5; power: 5
 of them against 5 of the 10 at 0.7, and against the other 5 with one response a copy of another.
@@ -43,7 +44,7 @@ could afford.)
 
     python benchmarks/compare.py [--runs 500] [--prompts 300] [--power-runs 100]
     python benchmarks/compare.py --references --skip-power --skip-timing --families ""
-    python benchmarks/compare.py --sampled --sampled-prompts 60
+    python benchmarks/compare.py --sampled
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ def draw(rows: list[dict], n: int, rng: np.random.Generator, setting: str, plant
 def band(runs: int, alpha: float = 0.05) -> tuple[float, float]:
     half = 2 * math.sqrt(alpha * (1 - alpha) / runs)
     return alpha - half, alpha + half
+
+
+def print_rates(rates: dict[str, float], low: float, high: float, width: int = 14) -> None:
+    for m, rate in rates.items():
+        flag = "" if low <= rate <= high else "  (outside the band)"
+        print(f"  {m:{width}s} {rate:.3f}{flag}")
 
 
 def calibrate(rows, runs: int, prompts: int, setting: str, metrics: list[str], test: str):
@@ -180,12 +187,13 @@ def calibrate_references(rows, runs: int, prompts: int, metrics: list[str], **kw
     return {m: c / runs for m, c in reject.items()}
 
 
-def sampled(n_prompts: int) -> dict[str, dict[str, list[str]]]:
-    """{label: {prompt id: responses}} of the first ``n_prompts`` prompts at each temperature,
-    sampled once with ``diveval sample`` (SmolLM2, offline) and reused."""
+def sampled(sizes: dict[str, int]) -> dict[str, dict[str, list[str]]]:
+    """{label: {prompt id: responses}} of the first ``sizes[label]`` prompts at each
+    temperature, sampled once with ``diveval sample`` (SmolLM2, offline) and reused."""
     SAMPLED.mkdir(parents=True, exist_ok=True)
     out: dict[str, dict[str, list[str]]] = {}
     for label, (temperature, k, seed) in TEMPERATURES.items():
+        n_prompts = sizes[label]
         path = SAMPLED / f"{label}.jsonl"
         done = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
         if len(done) < n_prompts:
@@ -231,10 +239,11 @@ def sampled_runs(samples, runs: int, seed: int, make, test: str = "permutation")
 
 
 def report_sampled(args) -> None:
-    samples = sampled(args.sampled_prompts)
+    samples = sampled({"t1.0": args.sampled_prompts, "t0.7": args.cooler_prompts})
     hot, cool = samples["t1.0"], samples["t0.7"]
     half = 5
-    keys = [k for k in hot if len(hot[k]) >= 2 * half and len(cool.get(k, [])) >= half]
+    keys = [k for k in hot if len(hot[k]) >= 2 * half]
+    cool_keys = [k for k in keys if len(cool.get(k, [])) >= half]
 
     def split(rng):  # A/A: the responses at temperature 1.0 into two systems of 5
         a, b = {}, {}
@@ -246,8 +255,9 @@ def report_sampled(args) -> None:
 
     def temperature(rng):  # 5 of the temperature-1.0 responses against 5 of those at 0.7
         a, _ = split(rng)
+        a = {key: a[key] for key in cool_keys}
         return a, {
-            key: [cool[key][j] for j in rng.permutation(len(cool[key]))[:half]] for key in keys
+            key: [cool[key][j] for j in rng.permutation(len(cool[key]))[:half]] for key in cool_keys
         }
 
     def planted(rng):  # one response of B's set a copy of another
@@ -268,14 +278,13 @@ def report_sampled(args) -> None:
             f"(mean of its metrics); family-wise (any Holm-adjusted rejection) {fwer:.3f}  "
             f"[{time.perf_counter() - start:.0f} s]"
         )
-        for m, rate in rates.items():
-            flag = "" if low <= rate <= high else "  (outside the band)"
-            print(f"  {m:14s} {rate:.3f}{flag}")
+        print_rates(rates, low, high)
     if args.skip_power:
         return
     print(
         f"\nPower: share of {args.power_runs} runs where B is found less diverse after Holm "
-        f"({len(keys)} prompts, sets of 5)"
+        f"(sets of 5; T 0.7 vs 1.0 on the {len(cool_keys)} prompts sampled at 0.7, the copy on "
+        f"all {len(keys)})"
     )
     _, cooler, _ = sampled_runs(samples, args.power_runs, 29, temperature)
     _, copied, _ = sampled_runs(samples, args.power_runs, 31, planted)
@@ -294,9 +303,7 @@ def report_references(rows, args) -> None:
     start = time.perf_counter()
     rates = calibrate_references(rows, args.runs, args.prompts, REFERENCE_METRICS)
     print(f"  [{time.perf_counter() - start:.0f} s]")
-    for m, rate in rates.items():
-        flag = "" if low <= rate <= high else "  (outside the band)"
-        print(f"  {m:18s} {rate:.3f}{flag}")
+    print_rates(rates, low, high, width=18)
     if args.mauve_runs:
         start = time.perf_counter()
         mauve = calibrate_references(
@@ -333,7 +340,8 @@ def main() -> None:
     ap.add_argument("--mauve-runs", type=int, default=100, help="A/A runs of MAUVE (0: none)")
     ap.add_argument("--mauve-prompts", type=int, default=100, help="contexts per MAUVE run")
     ap.add_argument("--sampled", action="store_true", help="A/A and power on SmolLM2 samples")
-    ap.add_argument("--sampled-prompts", type=int, default=60, help="prompts to sample")
+    ap.add_argument("--sampled-prompts", type=int, default=60, help="prompts at temperature 1.0")
+    ap.add_argument("--cooler-prompts", type=int, default=28, help="prompts at temperature 0.7")
     ap.add_argument("--sampled-tests", default="permutation,bootstrap", help="tests to run")
     args = ap.parse_args()
     if args.sampled:
@@ -369,9 +377,7 @@ def main() -> None:
             f"\n{title}: false-positive rate {family:.3f} (mean of its metrics); any Holm-adjusted "
             f"rejection in a run (family-wise) {fwer:.3f}  [{time.perf_counter() - start:.0f} s]"
         )
-        for m, rate in rates.items():
-            flag = "" if low <= rate <= high else "  (outside the band)"
-            print(f"  {m:14s} {rate:.3f}{flag}")
+        print_rates(rates, low, high)
     if args.references:
         report_references(rows, args)
     plants = [] if args.skip_power else [float(x) for x in args.plants.split(",")]

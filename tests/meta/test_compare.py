@@ -616,13 +616,14 @@ def _dailydialog_with_refs(rows, n, rng):
 
 
 def test_a_a_false_positive_rate_of_reference_metrics_on_dailydialog():
-    """Pooled BLEU, local recall (summed statistics) and METEOR (per-item means) under A/A: the
+    """Pooled BLEU, local recall (summed statistics) and ROUGE-L (per-item means) under A/A: the
     rate of p < 0.05 over 150 runs lies in the binomial 3-sigma band around 0.05."""
+    pytest.importorskip("rouge_score")
     rows = _dailydialog()
-    runs, metrics = 150, ["ref-bleu-2", "ref-local-recall", "ref-meteor"]
+    runs, metrics = 150, ["ref-bleu-2", "ref-local-recall", "ref-rouge-l"]
     hits = dict.fromkeys(metrics, 0)
     for r in range(runs):
-        a, b, refs = _dailydialog_with_refs(rows, 60, np.random.default_rng([22, r]))
+        a, b, refs = _dailydialog_with_refs(rows, 40, np.random.default_rng([22, r]))
         res = compare({"a": a, "b": b}, metrics, references=refs, seed=r, n_resamples=400)
         for row in res.rows:
             hits[row.metric] += row.p_value < 0.05

@@ -76,7 +76,7 @@ from ..text.ngrams import ngram_starts
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
 from .at_k import score_at_k
-from .reference_resampling import per_item_mean, reference_resampler
+from .reference_resampling import per_item_mean, reference_resampler, refitted
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_REFIT_RESAMPLES = 200  # metrics refitted on every resample (MAUVE): see the docstring
@@ -640,6 +640,8 @@ def compare(
             unmatched[cand.name] = left
     names_asked = list(metrics) if metrics is not None else default_metrics(setting)
     rows_metrics = [get_metric(n) for n in names_asked]
+    if setting == CORPUS and any(refitted(m) for m in rows_metrics):  # before any model loads
+        _check_refit(min(refit_resamples, n_resamples), confidence)
     options = {k: v for k, v in options.items() if v is not None}
 
     # score every system once, on all of its prompts (per-set values), skipping none asked for
@@ -730,17 +732,16 @@ def compare(
                         {**head, "note": f"{why}: this metric cannot be compared prompt by prompt"}
                     )
                     continue
-                draws = n_resamples
+                n_draws = n_resamples
                 if by_refs is not None and by_refs[1] == "corpus:refit":
-                    draws = min(refit_resamples, n_resamples)
-                    _check_refit(draws, confidence)
-                    signature = signature.replace(f"|B:{n_resamples}|", f"|B:{draws}|")
-                    head["resamples"] = draws
-                if draws not in corpus_weights:
-                    corpus_weights[draws] = _corpus_weights(
-                        weights[:draws], test_name, seed, pair_no
+                    n_draws = min(refit_resamples, n_resamples)
+                    signature = signature.replace(f"|B:{n_resamples}|", f"|B:{n_draws}|")
+                    head["resamples"] = n_draws
+                if n_draws not in corpus_weights:
+                    corpus_weights[n_draws] = _corpus_weights(
+                        weights[:n_draws], test_name, seed, pair_no
                     )
-                cw = corpus_weights[draws]
+                cw = corpus_weights[n_draws]
                 if by_refs is not None:
                     resampler, tag = by_refs
                     signature += f"|{tag}"
@@ -801,14 +802,14 @@ def compare(
     m_tests = len(tested)
     refit = {d["resamples"] for d in tested if "resamples" in d}
     for d in tested:
-        draws = d.pop("resamples", n_resamples)
-        smallest = _smallest_p(d["n_prompts"], test_name, draws)
+        n_draws = d.pop("resamples", n_resamples)
+        smallest = _smallest_p(d["n_prompts"], test_name, n_draws)
         if smallest > alpha / m_tests:
             raise InputError(
-                f"{d['candidate']}, {d['metric']}: {d['n_prompts']} prompts and {draws} "
+                f"{d['candidate']}, {d['metric']}: {d['n_prompts']} prompts and {n_draws} "
                 f"resamples cannot reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} "
                 f"over {m_tests} tests (the smallest p-value is {smallest:.2g}); add prompts or "
-                + ("--refit-resamples" if draws != n_resamples else "--resamples")
+                + ("--refit-resamples" if n_draws != n_resamples else "--resamples")
             )
     adjusted = holm([d["p_value"] for d in tested])
     for d, q in zip(tested, adjusted):

@@ -98,7 +98,7 @@ def pooled_bleu(
             total = BleuStats(
                 tuple(s[:n]), tuple(s[n : 2 * n]), tuple(s[2 * n : 3 * n]), s[3 * n], s[3 * n + 1]
             )
-            p5 = tuple(int(x) for x in stats[last[r], 3 * n + 2 :]) if need5 else None
+            p5 = (int(stats[last[r], 3 * n + 2]), int(stats[last[r], 3 * n + 3])) if need5 else None
             out[r] = pooled_bleu_value(total, p5, n, smoothing)
         return out
 
@@ -152,6 +152,11 @@ class MauveResampler:
         return out
 
 
+def refitted(metric: Any) -> bool:
+    """Whether a metric is refitted on every resample (MAUVE: its clustering reads both sides)."""
+    return metric.name == "mauve"
+
+
 def reference_resampler(
     metric: Any, options: Mapping[str, Any], units: Units, refs: Sequence[Any], signature: str
 ) -> tuple[Any, str] | None:
@@ -164,7 +169,7 @@ def reference_resampler(
         raise InputError(
             f"{metric.name} needs references for every compared response; {len(missing)} have none"
         )
-    if metric.name == "mauve":
+    if refitted(metric):
         return MauveResampler(units, refs, options), "corpus:refit"
     try:
         state = metric.make_state(options)
