@@ -34,12 +34,13 @@ extreme, probability 1/20 under A/A).
 
 Sampled (``--sampled``): the same A/A on responses sampled with ``diveval sample`` from the
 offline SmolLM2-135M-Instruct, to the short open prompts of ``benchmarks/compare_prompts.jsonl``:
-10 responses at temperature 1.0 (seed 1) to the 60 prompts and 10 at 0.7 (seed 2) to the first
-28 (``--sampled-prompts``, ``--cooler-prompts``), 16 tokens at most, sampled once
-into ``runs/compare-sampled/`` (git-ignored) and reused (a shorter file is resumed). Each A/A run
+10 responses at temperature 1.0 (seed 1) and 10 at 0.7 (seed 2) to each of its 60 prompts
+(``--sampled-prompts``, ``--cooler-prompts``), 16 tokens at most, sampled once into
+``runs/compare-sampled/`` (git-ignored) and reused (a shorter file is resumed). Each A/A run
 splits each prompt's 10 responses at temperature 1.0 at random into two systems of 5; power: 5
-of them against 5 of the 10 at 0.7, and against the other 5 with one response a copy of another.
-(On this project's 2 shared cores a prompt's 10 samples took minutes: the sizes are what sampling
+of them against 5 of the 10 at 0.7, and against the other 5 with one response a copy of another,
+on all prompts and on random subsets of ``--power-prompts`` of them. (On this project's 2 shared
+cores 10 samples of one prompt took 7 s to a minute, with the load: the sizes are what sampling
 could afford.)
 
     python benchmarks/compare.py [--runs 500] [--prompts 300] [--power-runs 100]
@@ -283,14 +284,30 @@ def report_sampled(args) -> None:
         return
     print(
         f"\nPower: share of {args.power_runs} runs where B is found less diverse after Holm "
-        f"(sets of 5; T 0.7 vs 1.0 on the {len(cool_keys)} prompts sampled at 0.7, the copy on "
-        f"all {len(keys)})"
+        f"(sets of 5; T0.7: 5 responses at 0.7 against 5 at 1.0; copy: one of 5 a copy of "
+        f"another; n prompts drawn at random from the {len(cool_keys)} sampled at both)"
     )
-    _, cooler, _ = sampled_runs(samples, args.power_runs, 29, temperature)
-    _, copied, _ = sampled_runs(samples, args.power_runs, 31, planted)
-    print(f"    {'':14s}  {'T 0.7 vs 1.0':>12s}  {'1 of 5 copied':>14s}")
+    sizes = [int(x) for x in args.power_prompts.split(",") if x] + [len(cool_keys)]
+
+    def subset(make, size):  # the systems of a run on ``size`` prompts drawn at random
+        def draw(rng):
+            a, b = make(rng)
+            chosen = rng.choice(sorted(a), size=size, replace=False)
+            return {k: a[k] for k in chosen}, {k: b[k] for k in chosen}
+
+        return draw
+
+    columns = {}
+    for size in sizes:
+        columns[f"T0.7 n={size}"] = sampled_runs(
+            samples, args.power_runs, 29, subset(temperature, size)
+        )[1]
+        columns[f"copy n={size}"] = sampled_runs(
+            samples, args.power_runs, 31, subset(planted, size)
+        )[1]
+    print(f"    {'':14s}" + "".join(f"  {c:>12s}" for c in columns))
     for m in SETS_METRICS:
-        print(f"    {m:14s}  {cooler[m]:>12.2f}  {copied[m]:>14.2f}")
+        print(f"    {m:14s}" + "".join(f"  {col[m]:>12.2f}" for col in columns.values()))
 
 
 def report_references(rows, args) -> None:
@@ -341,7 +358,8 @@ def main() -> None:
     ap.add_argument("--mauve-prompts", type=int, default=100, help="contexts per MAUVE run")
     ap.add_argument("--sampled", action="store_true", help="A/A and power on SmolLM2 samples")
     ap.add_argument("--sampled-prompts", type=int, default=60, help="prompts at temperature 1.0")
-    ap.add_argument("--cooler-prompts", type=int, default=28, help="prompts at temperature 0.7")
+    ap.add_argument("--cooler-prompts", type=int, default=60, help="prompts at temperature 0.7")
+    ap.add_argument("--power-prompts", default="10,20", help="power also on subsets this size")
     ap.add_argument("--sampled-tests", default="permutation,bootstrap", help="tests to run")
     args = ap.parse_args()
     if args.sampled:
