@@ -429,3 +429,242 @@ def test_at_k_compares_systems_sampled_with_different_k():
         assert row.difference == pytest.approx(at3.value - plain.value, rel=1e-12, abs=1e-12)
     with pytest.raises(InputError, match="fewer than --at-k 4"):
         compare({"a": a, "b": b}, ["distinct-1"], at_k=4)
+
+
+# -- corpus metrics that read references (ref-*, MAUVE) ---------------------------------------------
+
+
+def _mauve_embedder():
+    """The MAUVE tests' stub embedder (a text's vector is a function of the text)."""
+    pytest.importorskip("mauve")
+    from reference.test_mauve import HashEmbedder
+
+    return HashEmbedder()
+
+
+def _with_refs(rng, n, vocab=60, length=7, k_refs=2):
+    responses = {f"p{i}": " ".join(rng.choice(WORDS[:vocab], length)) for i in range(n)}
+    refs = {
+        f"p{i}": [" ".join(rng.choice(WORDS[:vocab], length)) for _ in range(k_refs + i % 2)]
+        for i in range(n)
+    }
+    return responses, refs
+
+
+@pytest.mark.parametrize(
+    "metric,item_mean",
+    [
+        ("ref-bleu-2", False),
+        ("ref-local-recall", False),
+        ("mauve", False),
+        ("ref-rouge-l", True),
+        ("ref-meteor", True),
+        ("ref-embedding-average", True),
+        ("ref-bertscore-f", True),
+    ],
+)
+def test_which_reference_metrics_are_means_of_independent_items(metric, item_mean):
+    from diveval.meta.reference_resampling import per_item_mean
+
+    assert per_item_mean(get_metric(metric), {}) is item_mean
+    # reduction max or mean: BLEU's value is then the mean of its sentence values
+    assert per_item_mean(get_metric("ref-bleu-3"), {"reduction": "max"})
+
+
+@pytest.mark.parametrize("metric", ["ref-bleu-2", "ref-rouge-l"])
+def test_an_item_mean_metrics_items_do_not_depend_on_the_other_items(metric):
+    """What using per-prompt values directly needs: each item's value is the same scored alone
+    as in the whole corpus, and the value is their mean."""
+    pytest.importorskip("rouge_score")
+    rng = np.random.default_rng(30)
+    responses, refs = _with_refs(rng, 12, vocab=25)
+    texts, lists = list(responses.values()), list(refs.values())
+    options = {"reduction": "max"} if metric.startswith("ref-bleu") else {}
+    whole = diveval.score(texts, [metric], references=lists, **options)[metric]
+    for i in (0, 5, 11):
+        alone = diveval.score([texts[i]], [metric], references=[lists[i]], **options)[metric]
+        assert alone.items[0] == pytest.approx(whole.items[i], abs=1e-15)
+    assert whole.value == pytest.approx(float(np.mean(whole.items)), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "metric,options",
+    [
+        ("ref-bleu-2", {}),
+        ("ref-bleu-4", {"smoothing": "method7", "lowercase": True}),
+        ("ref-bleu-3", {"smoothing": "coco"}),
+        ("ref-local-recall", {}),
+    ],
+)
+def test_summed_statistics_equal_the_metric_on_the_resampled_corpus(metric, options):
+    """Each row of weights builds a corpus (responses and their references repeated together, in
+    unit order); the resampler's value is the registry metric on it (nltk-equal BLEU; local
+    recall as GEM)."""
+    from diveval.meta.reference_resampling import reference_resampler
+
+    rng = np.random.default_rng(31)
+    responses, refs = _with_refs(rng, 16, vocab=20)
+    units, lists = list(responses.values()), list(refs.values())
+    lists[3] = lists[3] + ["w1 w2 w3", "w2 w3"]  # one item with more references: its level
+    m = get_metric(metric)
+    sig = diveval.score(units, [metric], references=lists, **options)[metric].signature
+    resampler, tag = reference_resampler(m, options, units, lists, sig)
+    assert tag == "corpus:summed-stats"
+    weights = np.vstack([np.ones(16, dtype=int), multiplicities(16, 6, rng)])
+    weights[1, 3] = 0  # a row without the item of most references
+    for row, got in zip(weights, resampler.values(weights)):
+        corpus = [u for u, t in zip(units, row) for _ in range(t)]
+        given = [r for r, t in zip(lists, row) for _ in range(t)]
+        want = diveval.score(corpus, [metric], references=given, **options)[metric].value
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_mauve_refitted_on_a_resample_equals_mauve_on_the_resampled_corpus():
+    from diveval.meta.reference_resampling import MauveResampler
+
+    emb = _mauve_embedder()
+    rng = np.random.default_rng(32)
+    responses, refs = _with_refs(rng, 14, vocab=30)
+    units, lists = list(responses.values()), list(refs.values())
+    resampler = MauveResampler(units, lists, {"embedding_model": emb})
+    weights = np.vstack([np.ones(14, dtype=int), multiplicities(14, 3, rng)])
+    for row, got in zip(weights, resampler.values(weights)):
+        corpus = [u for u, t in zip(units, row) for _ in range(t)]
+        given = [r for r, t in zip(lists, row) for _ in range(t)]
+        want = diveval.mauve(corpus, given, emb, seeds=1).value
+        assert got == pytest.approx(want, abs=1e-12)
+
+
+def _reference_comparison(a, b, refs, metrics, **kw):
+    kw.setdefault("refit_resamples", 40)
+    kw.setdefault("confidence", 0.5)
+    return compare({"a": a, "b": b}, metrics, references=refs, **kw)
+
+
+def test_a_system_against_itself_differs_by_zero_with_p_one_on_reference_metrics():
+    emb = _mauve_embedder()
+    rng = np.random.default_rng(33)
+    responses, refs = _with_refs(rng, 14)
+    metrics = ["mauve", "ref-bleu-2", "ref-local-recall", "ref-meteor"]
+    res = _reference_comparison(
+        responses, responses, refs, metrics, embedding_model=emb, refit_resamples=80
+    )
+    tags = ["corpus:refit", "corpus:summed-stats", "corpus:summed-stats", "corpus:item-mean"]
+    for row, tag in zip(res.rows, tags):
+        assert row.comparable, row.note
+        assert row.difference == 0.0 and row.p_value == 1.0 and row.interval == (0.0, 0.0)
+        assert row.signature.endswith(tag) and not row.significant
+    assert "|B:80|" in res.rows[0].signature and "|B:1000|" in res.rows[1].signature
+    assert res.settings["refit_resamples"] == 80
+
+
+def test_a_planted_loss_is_found_by_mauve_and_the_pooled_reference_metrics():
+    """The candidate answers half the prompts with one repeated response: further from the
+    human texts as a distribution (MAUVE) and from each prompt's references (BLEU, recall)."""
+    emb = _mauve_embedder()
+    rng = np.random.default_rng(34)
+    n = 20
+    refs = {f"p{i}": [" ".join(rng.choice(WORDS[:40], 7)) for _ in range(2)] for i in range(n)}
+    a = {k: r[0].split(" ", 1)[1] + " w399" for k, r in refs.items()}  # near its references
+    b = {k: (v if i % 2 else "w390 w391 w392 w393") for i, (k, v) in enumerate(a.items())}
+    res = _reference_comparison(a, b, refs, ["mauve"], embedding_model=emb)
+    row = res.rows[0]
+    assert row.significant and row.more_diverse == "a" and row.interval[1] < 0
+    want = diveval.mauve(list(b.values()), list(refs.values()), emb, seeds=1).value
+    assert row.candidate_value == pytest.approx(want, abs=1e-12)
+    for row in _reference_comparison(a, b, refs, ["ref-bleu-1", "ref-local-recall"]).rows:
+        assert row.significant and row.more_diverse == "a", row
+
+
+def test_reference_comparisons_rerun_byte_identical():
+    emb = _mauve_embedder()
+    rng = np.random.default_rng(35)
+    a, refs = _with_refs(rng, 12)
+    b, _ = _with_refs(rng, 12)
+    metrics = ["mauve", "ref-bleu-2"]
+
+    def run(seed=0):
+        got = _reference_comparison(a, b, refs, metrics, embedding_model=emb, seed=seed)
+        return json.dumps(got.to_dict())
+
+    first = run()
+    assert run() == first and run(seed=1) != first
+
+
+def test_references_follow_the_prompt_ids_and_their_absence_is_one_line():
+    rng = np.random.default_rng(36)
+    a, refs = _with_refs(rng, 12)
+    b = dict(reversed(list(a.items())))  # the same answers, in another order
+    ids = _reference_comparison(a, b, refs, ["ref-bleu-2"]).rows[0]
+    listed = _reference_comparison(a, a, list(refs.values()), ["ref-bleu-2"]).rows[0]
+    assert ids.difference == listed.difference == 0.0
+    with pytest.raises(InputError, match="needs references"):
+        compare({"a": a, "b": b}, ["ref-bleu-2"])
+    with pytest.raises(InputError, match="5 lists for the 12 items"):
+        compare({"a": a, "b": b}, ["ref-bleu-2"], references=list(refs.values())[:5])
+
+
+def _dailydialog_with_refs(rows, n, rng):
+    """Two systems from one source, each context's other responses as the shared references."""
+    a, b, refs = {}, {}, {}
+    for i in rng.choice(len(rows), n, replace=False):
+        resp = rows[i]["positive_responses"]
+        o = rng.permutation(len(resp))
+        key = rows[i]["id"]
+        a[key], b[key], refs[key] = resp[o[0]], resp[o[1]], [resp[j] for j in o[2:]]
+    return a, b, refs
+
+
+def test_a_a_false_positive_rate_of_reference_metrics_on_dailydialog():
+    """Pooled BLEU, local recall (summed statistics) and ROUGE-L (per-item means) under A/A: the
+    rate of p < 0.05 over 150 runs lies in the binomial 3-sigma band around 0.05."""
+    pytest.importorskip("rouge_score")
+    rows = _dailydialog()
+    runs, metrics = 150, ["ref-bleu-2", "ref-local-recall", "ref-rouge-l"]
+    hits = dict.fromkeys(metrics, 0)
+    for r in range(runs):
+        a, b, refs = _dailydialog_with_refs(rows, 40, np.random.default_rng([22, r]))
+        res = compare({"a": a, "b": b}, metrics, references=refs, seed=r, n_resamples=200)
+        for row in res.rows:
+            hits[row.metric] += row.p_value < 0.05
+    assert _band(sum(hits.values()) / (runs * len(metrics)), runs * len(metrics)), hits
+    for m, h in hits.items():
+        assert _band(h / runs, runs), (m, h)
+
+
+def test_a_a_false_positive_rate_of_mauve():
+    """MAUVE under A/A (DailyDialog++ human responses, stub features): 19 random swaps make the
+    permutation test's p <= 0.05 (compare's rule) exactly when no swap is as extreme,
+    probability 1/20 under the null; 30 runs, the binomial 3-sigma band (the benchmark runs 100
+    with real features)."""
+    emb = _mauve_embedder()
+    rows = _dailydialog()
+    runs, hits = 30, 0
+    for r in range(runs):
+        a, b, refs = _dailydialog_with_refs(rows, 10, np.random.default_rng([23, r]))
+        res = compare(
+            {"a": a, "b": b},
+            ["mauve"],
+            references=refs,
+            seed=r,
+            refit_resamples=19,
+            confidence=0.4,
+            embedding_model=emb,
+        )
+        hits += res.rows[0].p_value <= 0.05
+    assert _band(hits / runs, runs), hits
+
+
+def test_cli_reads_each_records_references(tmp_path, capsys):
+    rng = np.random.default_rng(37)
+    a, refs = _with_refs(rng, 30)
+    records = [{"id": k, "response": v, "references": refs[k]} for k, v in a.items()]
+    far = [{**r, "response": "w399 w398 w397"} if i % 3 else r for i, r in enumerate(records)]
+    base = _write(tmp_path / "near.jsonl", records)
+    cand = _write(tmp_path / "far.jsonl", far)
+    assert main(["compare", base, cand, "-m", "ref-bleu-1", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["significant"] and row["more_diverse"] == "near"
+    assert row["signature"].endswith("|corpus:summed-stats")
+    assert main(["compare", base, cand, "-m", "mauve", "--refit-resamples", "100"]) == 2
+    assert "too few for a 0.95 interval" in capsys.readouterr().err

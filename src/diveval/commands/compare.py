@@ -83,6 +83,12 @@ def add_parser(sub):
         confidence=cmp.DEFAULT_CONFIDENCE,
         seed=cmp.DEFAULT_SEED,
     )
+    g.add_argument(
+        "--refit-resamples",
+        type=int,
+        default=cmp.DEFAULT_REFIT_RESAMPLES,
+        help="resamples and swaps of a metric refitted on each (MAUVE's PCA and k-means)",
+    )
     g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
     g.add_argument(
         "--levels",
@@ -132,6 +138,7 @@ def run(args) -> int:
         alpha=args.alpha,
         levels=args.levels,
         match=match,
+        refit_resamples=args.refit_resamples,
         **metric_options(args),
     )
     for w in result.warnings:
@@ -207,6 +214,9 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
     else:
         keys = [str(i + 1) for i in range(len(index))]
     prompts = tuple(_prompt_text(r) for r in records) if match == "id" else None
+    references = None
+    if any("references" in r for r in records):  # ref-* and MAUVE: each record's own
+        references = tuple(_references(r.get("references")) for r in records)
     try:
         return cmp.System(
             name,
@@ -214,9 +224,16 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
             [data.items[i] for i in index],
             prompts,
             sampling_signature(records),
+            references,
         )
     except InputError as exc:
         raise InputError(exc.problem, data.path) from None
+
+
+def _references(v: Any) -> tuple[str, ...] | None:
+    if v is None:
+        return None
+    return (v,) if isinstance(v, str) else tuple(v)
 
 
 def _num(v: float | None, sign: bool = False) -> str:

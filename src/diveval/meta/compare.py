@@ -18,8 +18,19 @@ prompt indices, the same for both systems, and differences are read per prompt.
   (``ci:shifted-percentile`` in the signature). A corpus metric whose state does not add up over
   prompts (corpus Self-BLEU: each response scored against all the others) is scored again on
   every resampled and swapped corpus through the registry (``corpus:recomputed``; Self-BLEU of
-  300 responses takes about 3 ms, so 4 x 1,000 corpora cost seconds). A metric that reads
-  per-response inputs (references: MAUVE, ref-*) is listed as not comparable, with the reason.
+  300 responses takes about 3 ms, so 4 x 1,000 corpora cost seconds).
+- A corpus metric that reads each response's references (ref-*, MAUVE): a prompt's references
+  travel with its response, in the resamples and in the swaps
+  (:mod:`diveval.meta.reference_resampling`). Where the value is the mean of independent
+  per-item values (ref-rouge-l, ref-meteor, ref-embedding-average, ref-bertscore-*, ref-bleu-n
+  with reduction max or mean), the per-prompt values are differenced as a per-set metric's
+  (``corpus:item-mean``); pooled ref-bleu-n and ref-local-recall are finished from the summed
+  per-prompt statistics of each resample (``corpus:summed-stats``); MAUVE is refitted on each
+  resample from features computed once per unique text (``corpus:refit``), with its own, smaller
+  number of resamples (``refit_resamples``, default 200: the fewest whose 95 % interval keeps 5
+  resamples in each tail, the rule every interval here keeps; its smallest p-value, 1/201,
+  passes Holm's first threshold at alpha 0.05 for up to 10 tests; 2 x (200 + 200) refits of a
+  few hundred texts take about 10 s).
 - The p-value, by default, is the paired permutation test (``test="permutation"``): under "the
   two systems are alike" (A/A) the two answers to a prompt are exchangeable, so swapping them on
   a random set of prompts draws from the exact null distribution of the difference. For a
@@ -49,16 +60,26 @@ byte-identical; every choice is in each row's signature.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import InputError
+from ..lexical.ead import resolve_vocab_size
+from ..lexical.ngram_state import NgramMetricState, ngram_keys, token_hashes
 from ..options import PER_ITEM_OPTIONS
+from ..registry import default_metrics, get_metric
 from ..results import CORPUS, SETS
+from ..scale.local import score
+from ..text.ngrams import ngram_starts
+from ..text.prepared import encode_texts
+from ..text.tokenizers import get_tokenizer
+from .at_k import score_at_k
+from .reference_resampling import per_item_mean, reference_resampler, refitted
 
 DEFAULT_RESAMPLES = 1000
+DEFAULT_REFIT_RESAMPLES = 200  # metrics refitted on every resample (MAUVE): see the docstring
 DEFAULT_SEED = 0
 DEFAULT_ALPHA = 0.05
 DEFAULT_CONFIDENCE = 0.95
@@ -170,9 +191,6 @@ class NgramTable:
     def __init__(
         self, texts: Sequence[Sequence[str]], orders: Iterable[int], tokenizer: Any
     ) -> None:
-        from ..lexical.ngram_state import token_hashes
-        from ..text.prepared import encode_texts
-
         self.n_prompts = len(texts)
         flat = [t for group in texts for t in group]
         self._owner = np.repeat(np.arange(self.n_prompts), [len(g) for g in texts])
@@ -191,9 +209,6 @@ class NgramTable:
         if n in self.totals:
             return
         from scipy import sparse
-
-        from ..lexical.ngram_state import ngram_keys
-        from ..text.ngrams import ngram_starts
 
         tids = self._tids
         starts = ngram_starts(tids, n)
@@ -273,8 +288,6 @@ class CorpusRecipe:
             return ratio(self.n)
         if self.metric == "avg-distinct":
             return np.mean([ratio(n) for n in self.orders], axis=0)
-        from ..lexical.ead import resolve_vocab_size
-
         size = float(resolve_vocab_size(self.vocab, self.tokenizer)[0]) ** self.n
         distinct, total = table.counts(self.n, weights, name)
         if size <= 1:
@@ -299,9 +312,6 @@ def recomputed(
 def corpus_recipe(metric: Any, options: Mapping[str, Any]) -> CorpusRecipe | None:
     """The recipe of a metric row whose state is the n-gram family's, else None (the row's state
     decides, never its name)."""
-    from ..lexical.ngram_state import NgramMetricState
-    from ..text.tokenizers import get_tokenizer
-
     try:
         state = metric.make_state(options)
     except InputError:
@@ -318,18 +328,26 @@ def corpus_recipe(metric: Any, options: Mapping[str, Any]) -> CorpusRecipe | Non
 @dataclass(frozen=True)
 class System:
     """One system's answers: ``items`` (sets, or one response each) keyed by prompt ``keys``;
-    ``prompts`` (optional) the prompt text of each item, checked to agree across systems."""
+    ``prompts`` (optional) the prompt text of each item, checked to agree across systems;
+    ``references`` (optional) each item's reference texts (the ref-* metrics and MAUVE), which
+    travel with the item when prompts are resampled or swapped."""
 
     name: str
     keys: tuple[str, ...]
     items: list
     prompts: tuple[str | None, ...] | None = None
     sampling: str | None = None  # the sampling settings the records carry, if any
+    references: tuple[tuple[str, ...] | None, ...] | None = None
 
     def __post_init__(self) -> None:
         if len(self.keys) != len(self.items):
             raise InputError(
                 f"{self.name}: {len(self.keys)} prompt ids for {len(self.items)} items"
+            )
+        if self.references is not None and len(self.references) != len(self.items):
+            raise InputError(
+                f"{self.name}: {len(self.references)} lists of references for "
+                f"{len(self.items)} items"
             )
         seen: set[str] = set()
         for key in self.keys:
@@ -361,6 +379,24 @@ def as_system(name: str, data: Any) -> System:
 
 def _plain(v: Any) -> Any:
     return v if isinstance(v, str) else list(v)
+
+
+def _with_references(system: System, references: Any) -> System:
+    """``system`` holding the references given to :func:`compare` (``{prompt id: references}``,
+    or one list per item of every system) where it holds none of its own."""
+    if references is None or system.references is not None:
+        return system
+    if isinstance(references, Mapping):
+        by_key = {str(k): v for k, v in references.items()}  # keys as the systems': strings
+        refs = [by_key.get(k) for k in system.keys]
+    else:
+        refs = list(references)
+        if len(refs) != len(system.items):
+            raise InputError(
+                f"references: {len(refs)} lists for the {len(system.items)} items of "
+                f"{system.name}; give them as {{prompt id: references}} when systems differ"
+            )
+    return replace(system, references=tuple(None if r is None else tuple(r) for r in refs))
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -548,6 +584,7 @@ def compare(
     at_k: int | None = None,
     at_k_draws: int | None = None,
     at_k_seed: int | None = None,
+    refit_resamples: int = DEFAULT_REFIT_RESAMPLES,
     **options: Any,
 ) -> Comparison:
     """Compare every candidate with the baseline on every metric (see the module docstring).
@@ -558,6 +595,9 @@ def compare(
     lowercase, vocab, ...), the same for every system. at_k: every system's sets scored at K
     responses each (``meta.at_k``: exact expectations where they exist, else seeded draws), so
     systems sampled with different k compare; without it, inputs whose k differ are refused.
+    references (an option): each prompt's references for ref-* and MAUVE, ``{prompt id:
+    references}`` or one list per item of every system, for systems that hold none of their
+    own. refit_resamples: the resamples (and swaps) of metrics refitted on each (MAUVE).
 
     >>> a = {f"p{i}": ["a b", "a b"] for i in range(12)}
     >>> b = {f"p{i}": ["a b", "c d"] for i in range(12)}
@@ -565,14 +605,13 @@ def compare(
     >>> row.difference, row.significant, row.more_diverse
     (0.5, True, 'b')
     """
-    from ..registry import default_metrics, get_metric
-    from ..scale.local import score
-
     _check_choices(test, n_resamples, alpha, confidence, levels)
+    references = options.pop("references", None)
     if isinstance(systems, Mapping):
         ordered = [as_system(str(k), v) for k, v in systems.items()]
     else:
         ordered = [as_system(s.name, s) for s in systems]
+    ordered = [_with_references(s, references) for s in ordered]
     if len(ordered) < 2:
         raise InputError("compare needs a baseline and at least one candidate")
     names = [s.name for s in ordered]
@@ -601,21 +640,22 @@ def compare(
             unmatched[cand.name] = left
     names_asked = list(metrics) if metrics is not None else default_metrics(setting)
     rows_metrics = [get_metric(n) for n in names_asked]
+    if setting == CORPUS and any(refitted(m) for m in rows_metrics):  # before any model loads
+        _check_refit(min(refit_resamples, n_resamples), confidence)
     options = {k: v for k, v in options.items() if v is not None}
 
     # score every system once, on all of its prompts (per-set values), skipping none asked for
     asked = list(metrics) if metrics is not None else None  # None: defaults, undefined ones skipped
 
-    def scored_sets(items: list) -> Any:
+    def scored_sets(items: list, refs: Sequence[Any] | None = None) -> Any:
         if at_k is None:
-            return score(items, asked, **options)
-        from .at_k import score_at_k
-
+            given = options if refs is None else {**options, "references": list(refs)}
+            return score(items, asked, **given)
         return score_at_k(
             items, asked, at_k=at_k, at_k_draws=at_k_draws, at_k_seed=at_k_seed, **options
         )
 
-    scored = {s.name: scored_sets(s.items) for s in ordered}
+    scored = {s.name: scored_sets(s.items, s.references) for s in ordered}
     inner: dict[str, list[Any]] = {}
     if levels == 2:
         for i, s in enumerate(ordered):
@@ -634,7 +674,8 @@ def compare(
         n = len(bi)
         weights = multiplicities(n, n_resamples, np.random.default_rng([seed, 0, pair_no]))
         tables: dict[tuple, NgramTable] = {}
-        corpus_weights: dict[str, tuple[np.ndarray, bool]] = {}
+        # weight matrices by number of resamples (a refitted metric draws fewer)
+        corpus_weights: dict[int, dict[str, tuple[np.ndarray, bool]]] = {}
         for m in rows_metrics:
             b_score = scored[base.name].get(m.name)
             c_score = scored[cand.name].get(m.name)
@@ -646,7 +687,12 @@ def compare(
                 continue
             signature = f"{b_score.signature}|{choices}"
             head["signature"] = signature
-            if setting == SETS and b_score.items is not None and c_score.items is not None:
+            item_mean = setting == CORPUS and per_item_mean(m, options)
+            if item_mean:
+                # a mean of per-item values, each reading only its response and references
+                head["signature"] = signature = f"{signature}|corpus:item-mean"
+            by_prompt = setting == SETS or item_mean
+            if by_prompt and b_score.items is not None and c_score.items is not None:
                 bv = np.asarray(b_score.items)[bi]
                 cv = np.asarray(c_score.items)[ci]
                 d = cv - bv
@@ -668,8 +714,15 @@ def compare(
                 values = (float(bv.mean()), float(cv.mean()))
             else:
                 recipe = corpus_recipe(m, options) if setting == CORPUS else None
+                units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
+                refs = [_refs(base, i) for i in bi] + [_refs(cand, j) for j in ci]
+                by_refs = (
+                    reference_resampler(m, options, units, refs, b_score.signature)
+                    if setting == CORPUS and recipe is None
+                    else None
+                )
                 per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
-                if recipe is None and (setting != CORPUS or per_item):
+                if recipe is None and by_refs is None and (setting != CORPUS or per_item):
                     why = (
                         f"its {', '.join(per_item)} belong to each response and are not resampled"
                         if setting == CORPUS
@@ -679,11 +732,24 @@ def compare(
                         {**head, "note": f"{why}: this metric cannot be compared prompt by prompt"}
                     )
                     continue
-                if not corpus_weights:
-                    corpus_weights.update(_corpus_weights(weights, test_name, seed, pair_no))
-                cw = corpus_weights
-                units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
-                if recipe is None:
+                n_draws = n_resamples
+                if by_refs is not None and by_refs[1] == "corpus:refit":
+                    n_draws = min(refit_resamples, n_resamples)
+                    signature = signature.replace(f"|B:{n_resamples}|", f"|B:{n_draws}|")
+                    head["resamples"] = n_draws
+                if n_draws not in corpus_weights:
+                    corpus_weights[n_draws] = _corpus_weights(
+                        weights[:n_draws], test_name, seed, pair_no
+                    )
+                cw = corpus_weights[n_draws]
+                if by_refs is not None:
+                    resampler, tag = by_refs
+                    signature += f"|{tag}"
+
+                    def value(name: str) -> np.ndarray:
+                        return resampler.values(cw[name][0])  # noqa: B023 (called here)
+
+                elif recipe is None:
                     # a corpus metric whose state does not add up over prompts (corpus
                     # Self-BLEU: each response against all the others): recomputed on every
                     # resampled or swapped corpus, through the registry, as sacrebleu's paired
@@ -715,9 +781,10 @@ def compare(
                     p = permutation_p(stats, observed, cw["swap-cand"][1])
                 else:
                     p = bootstrap_p(deltas, observed)
-                # a resample repeats prompts, whose n-grams are then no longer new: the resampled
-                # values of a pooled distinct count sit below the observed one, so the interval
-                # is the resamples' spread about the observed difference, not their percentiles
+                # a resample repeats prompts, whose n-grams are then no longer new (and whose
+                # texts MAUVE clusters twice): the resampled values of a pooled metric sit off
+                # the observed one, so the interval is the resamples' spread about the observed
+                # difference, not their percentiles
                 deltas = deltas - deltas.mean() + observed
                 head["signature"] = signature.replace("|ci:percentile|", "|ci:shifted-percentile|")
             drafts.append(
@@ -733,13 +800,16 @@ def compare(
             )
     tested = [d for d in drafts if "p_value" in d]
     m_tests = len(tested)
+    refit = {d["resamples"] for d in tested if "resamples" in d}
     for d in tested:
-        smallest = _smallest_p(d["n_prompts"], test_name, n_resamples)
+        n_draws = d.pop("resamples", n_resamples)
+        smallest = _smallest_p(d["n_prompts"], test_name, n_draws)
         if smallest > alpha / m_tests:
             raise InputError(
-                f"{d['candidate']}: {d['n_prompts']} prompts and {n_resamples} resamples cannot "
-                f"reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} over {m_tests} "
-                f"tests (the smallest p-value is {smallest:.2g}); add prompts or --resamples"
+                f"{d['candidate']}, {d['metric']}: {d['n_prompts']} prompts and {n_draws} "
+                f"resamples cannot reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} "
+                f"over {m_tests} tests (the smallest p-value is {smallest:.2g}); add prompts or "
+                + ("--refit-resamples" if n_draws != n_resamples else "--resamples")
             )
     adjusted = holm([d["p_value"] for d in tested])
     for d, q in zip(tested, adjusted):
@@ -760,6 +830,7 @@ def compare(
         "match": match,
         "k": base.k,
         "sampling": {s.name: s.sampling for s in ordered if s.sampling},
+        **({"refit_resamples": min(refit)} if refit else {}),
     }
     warnings = tuple(
         f"{c}: {len(ids)} prompt(s) {side} left out: {_shown(ids)}"
@@ -791,6 +862,19 @@ def _corpus_weights(
         out["swap-baseline"] = (np.hstack([kept, pattern]), exact)
         out["swap-cand"] = (np.hstack([pattern, kept]), exact)
     return out
+
+
+def _refs(system: System, i: int) -> tuple[str, ...] | None:
+    return None if system.references is None else system.references[i]
+
+
+def _check_refit(draws: int, confidence: float) -> None:
+    if draws * (1 - confidence) / 2 < 5:
+        need = math.ceil(10 / (1 - confidence))
+        raise InputError(
+            f"{draws} resamples of a refitted metric (MAUVE) are too few for a {confidence:g} "
+            f"interval: each tail needs at least 5; use --refit-resamples {need} or more"
+        )
 
 
 def _shown(ids: list[str]) -> str:
