@@ -606,23 +606,7 @@ def compare(
     (0.5, True, 'b')
     """
     _check_choices(test, n_resamples, alpha, confidence, levels)
-    references = options.pop("references", None)
-    if isinstance(systems, Mapping):
-        ordered = [as_system(str(k), v) for k, v in systems.items()]
-    else:
-        ordered = [as_system(s.name, s) for s in systems]
-    ordered = [_with_references(s, references) for s in ordered]
-    if len(ordered) < 2:
-        raise InputError("compare needs a baseline and at least one candidate")
-    names = [s.name for s in ordered]
-    if len(set(names)) != len(names):
-        raise InputError(f"two systems share a name: {', '.join(names)}")
-    if baseline is not None:
-        if baseline not in names:
-            raise InputError(f"no system {baseline!r} to take as baseline; have {', '.join(names)}")
-        ordered = [s for s in ordered if s.name == baseline] + [
-            s for s in ordered if s.name != baseline
-        ]
+    ordered = _ordered(systems, options.pop("references", None), baseline)
     _check_settings(ordered, at_k)
     base, candidates = ordered[0], ordered[1:]
     setting = base.setting
@@ -642,184 +626,37 @@ def compare(
     rows_metrics = [get_metric(n) for n in names_asked]
     if setting == CORPUS and any(refitted(m) for m in rows_metrics):  # before any model loads
         _check_refit(min(refit_resamples, n_resamples), confidence)
-    options = {k: v for k, v in options.items() if v is not None}
-
-    # score every system once, on all of its prompts (per-set values), skipping none asked for
-    asked = list(metrics) if metrics is not None else None  # None: defaults, undefined ones skipped
-
-    def scored_sets(items: list, refs: Sequence[Any] | None = None) -> Any:
-        if at_k is None:
-            given = options if refs is None else {**options, "references": list(refs)}
-            return score(items, asked, **given)
-        return score_at_k(
-            items, asked, at_k=at_k, at_k_draws=at_k_draws, at_k_seed=at_k_seed, **options
-        )
-
-    scored = {s.name: scored_sets(s.items, s.references) for s in ordered}
-    inner: dict[str, list[Any]] = {}
-    if levels == 2:
-        for i, s in enumerate(ordered):
-            draws = _inner_draws(s.items, np.random.default_rng([seed, 2, i]))
-            inner[s.name] = [scored_sets(d) for d in draws]
-
-    test_name = test if levels == 1 else "bootstrap"
+    run = _Run(
+        base=base,
+        setting=setting,
+        test=test if levels == 1 else "bootstrap",
+        n_resamples=n_resamples,
+        refit_resamples=refit_resamples,
+        seed=seed,
+        levels=levels,
+        options={k: v for k, v in options.items() if v is not None},
+        # None: the defaults, where a metric undefined on the input is skipped
+        asked=list(metrics) if metrics is not None else None,
+        at_k={"at_k": at_k, "at_k_draws": at_k_draws, "at_k_seed": at_k_seed},
+    )
+    run.score_all(ordered)
     choices = (
-        f"compare:{test_name}|ci:percentile|B:{n_resamples}|seed:{seed}|alpha:{alpha:g}|"
+        f"compare:{run.test}|ci:percentile|B:{n_resamples}|seed:{seed}|alpha:{alpha:g}|"
         f"conf:{confidence:g}|adjust:{ADJUSTMENT}|levels:{levels}"
         + (f"|inner:{INNER_DRAWS}" if levels == 2 else "")
         + f"|match:{match}"
     )
-    drafts: list[dict[str, Any]] = []
-    for pair_no, (cand, bi, ci) in enumerate(pairs):
-        n = len(bi)
-        weights = multiplicities(n, n_resamples, np.random.default_rng([seed, 0, pair_no]))
-        tables: dict[tuple, NgramTable] = {}
-        # weight matrices by number of resamples (a refitted metric draws fewer)
-        corpus_weights: dict[int, dict[str, tuple[np.ndarray, bool]]] = {}
-        for m in rows_metrics:
-            b_score = scored[base.name].get(m.name)
-            c_score = scored[cand.name].get(m.name)
-            head: dict[str, Any] = {"metric": m.name, "baseline": base.name, "candidate": cand.name}
-            head.update(direction=m.direction, n_prompts=n)
-            if b_score is None or c_score is None:
-                why = (scored[base.name].skipped | scored[cand.name].skipped).get(m.name, "")
-                drafts.append({**head, "signature": choices, "note": f"not scored: {why}"})
-                continue
-            signature = f"{b_score.signature}|{choices}"
-            head["signature"] = signature
-            item_mean = setting == CORPUS and per_item_mean(m, options)
-            if item_mean:
-                # a mean of per-item values, each reading only its response and references
-                head["signature"] = signature = f"{signature}|corpus:item-mean"
-            by_prompt = setting == SETS or item_mean
-            if by_prompt and b_score.items is not None and c_score.items is not None:
-                bv = np.asarray(b_score.items)[bi]
-                cv = np.asarray(c_score.items)[ci]
-                d = cv - bv
-                observed = float(d.mean())
-                if levels == 2:
-                    deltas = _two_level(
-                        [np.asarray(x[m.name].items)[bi] for x in inner[base.name]],
-                        [np.asarray(x[m.name].items)[ci] for x in inner[cand.name]],
-                        weights,
-                        np.random.default_rng([seed, 3, pair_no]),
-                    )
-                else:
-                    deltas = matvec(weights, d) / n
-                if test_name == "permutation":
-                    rng = np.random.default_rng([seed, 1, pair_no])
-                    p = sign_flip_p(d, n_resamples, rng)
-                else:
-                    p = bootstrap_p(deltas, observed)
-                values = (float(bv.mean()), float(cv.mean()))
-            else:
-                recipe = corpus_recipe(m, options) if setting == CORPUS else None
-                units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
-                refs = [_refs(base, i) for i in bi] + [_refs(cand, j) for j in ci]
-                by_refs = (
-                    reference_resampler(m, options, units, refs, b_score.signature)
-                    if setting == CORPUS and recipe is None
-                    else None
-                )
-                per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
-                if recipe is None and by_refs is None and (setting != CORPUS or per_item):
-                    why = (
-                        f"its {', '.join(per_item)} belong to each response and are not resampled"
-                        if setting == CORPUS
-                        else "no per-prompt values and no resamplable state"
-                    )
-                    drafts.append(
-                        {**head, "note": f"{why}: this metric cannot be compared prompt by prompt"}
-                    )
-                    continue
-                n_draws = n_resamples
-                if by_refs is not None and by_refs[1] == "corpus:refit":
-                    n_draws = min(refit_resamples, n_resamples)
-                    signature = signature.replace(f"|B:{n_resamples}|", f"|B:{n_draws}|")
-                    head["resamples"] = n_draws
-                if n_draws not in corpus_weights:
-                    corpus_weights[n_draws] = _corpus_weights(
-                        weights[:n_draws], test_name, seed, pair_no
-                    )
-                cw = corpus_weights[n_draws]
-                if by_refs is not None:
-                    resampler, tag = by_refs
-                    signature += f"|{tag}"
-
-                    def value(name: str) -> np.ndarray:
-                        return resampler.values(cw[name][0])  # noqa: B023 (called here)
-
-                elif recipe is None:
-                    # a corpus metric whose state does not add up over prompts (corpus
-                    # Self-BLEU: each response against all the others): recomputed on every
-                    # resampled or swapped corpus, through the registry, as sacrebleu's paired
-                    # bootstrap recomputes BLEU
-                    signature += "|corpus:recomputed"
-
-                    def value(name: str) -> np.ndarray:
-                        return recomputed(m, units, cw[name][0], options)  # noqa: B023
-
-                else:
-                    # one table over both systems' answers: units 0..n-1 the baseline's,
-                    # n..2n-1 the candidate's, so a resample or a swap is a weight vector over
-                    # the 2n units; one per tokenizer, shared by the metrics of the pair
-                    key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
-                    if key not in tables:
-                        tables[key] = NgramTable(
-                            [[u] for u in units], recipe.orders, recipe.tokenizer
-                        )
-                    joint = tables[key]
-
-                    def value(name: str) -> np.ndarray:
-                        return recipe.values(joint, cw[name][0], name)  # noqa: B023 (called here)
-
-                values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
-                observed = values[1] - values[0]
-                deltas = value("bootstrap-cand") - value("bootstrap-baseline")
-                if test_name == "permutation":
-                    stats = value("swap-cand") - value("swap-baseline")
-                    p = permutation_p(stats, observed, cw["swap-cand"][1])
-                else:
-                    p = bootstrap_p(deltas, observed)
-                # a resample repeats prompts, whose n-grams are then no longer new (and whose
-                # texts MAUVE clusters twice): the resampled values of a pooled metric sit off
-                # the observed one, so the interval is the resamples' spread about the observed
-                # difference, not their percentiles
-                deltas = deltas - deltas.mean() + observed
-                head["signature"] = signature.replace("|ci:percentile|", "|ci:shifted-percentile|")
-            drafts.append(
-                {
-                    **head,
-                    "baseline_value": values[0],
-                    "candidate_value": values[1],
-                    "difference": observed,
-                    "interval": percentile_interval(deltas, confidence),
-                    "p_value": p,
-                    "test": test_name,
-                }
-            )
-    tested = [d for d in drafts if "p_value" in d]
-    m_tests = len(tested)
-    refit = {d["resamples"] for d in tested if "resamples" in d}
-    for d in tested:
-        n_draws = d.pop("resamples", n_resamples)
-        smallest = _smallest_p(d["n_prompts"], test_name, n_draws)
-        if smallest > alpha / m_tests:
-            raise InputError(
-                f"{d['candidate']}, {d['metric']}: {d['n_prompts']} prompts and {n_draws} "
-                f"resamples cannot reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} "
-                f"over {m_tests} tests (the smallest p-value is {smallest:.2g}); add prompts or "
-                + ("--refit-resamples" if n_draws != n_resamples else "--resamples")
-            )
-    adjusted = holm([d["p_value"] for d in tested])
-    for d, q in zip(tested, adjusted):
-        d["p_adjusted"] = float(q)
-        d["significant"] = bool(q <= alpha)
-    rows = tuple(Row(**d) for d in drafts)
+    drafts = [
+        draft
+        for pair_no, (cand, bi, ci) in enumerate(pairs)
+        for draft in run.pair_rows(pair_no, cand, bi, ci, rows_metrics, choices, confidence)
+    ]
+    m_tests = _adjust(drafts, alpha, n_resamples, run.test)
+    refit = {d.pop("resamples") for d in drafts if "resamples" in d}
     settings = {
         "setting": setting,
         "metrics": names_asked,
-        "test": test_name,
+        "test": run.test,
         "interval": "percentile bootstrap",
         "resamples": n_resamples,
         "seed": seed,
@@ -838,8 +675,270 @@ def compare(
         for side, ids in sides.items()
     )
     return Comparison(
-        rows, base.name, tuple(c.name for c in candidates), settings, unmatched, warnings
+        tuple(Row(**d) for d in drafts),
+        base.name,
+        tuple(c.name for c in candidates),
+        settings,
+        unmatched,
+        warnings,
     )
+
+
+def _ordered(
+    systems: Mapping[str, Any] | Sequence[System], references: Any, baseline: str | None
+) -> list[System]:
+    """The systems as :class:`System` objects with their references, the baseline first."""
+    if isinstance(systems, Mapping):
+        ordered = [as_system(str(k), v) for k, v in systems.items()]
+    else:
+        ordered = [as_system(s.name, s) for s in systems]
+    ordered = [_with_references(s, references) for s in ordered]
+    if len(ordered) < 2:
+        raise InputError("compare needs a baseline and at least one candidate")
+    names = [s.name for s in ordered]
+    if len(set(names)) != len(names):
+        raise InputError(f"two systems share a name: {', '.join(names)}")
+    if baseline is not None:
+        if baseline not in names:
+            raise InputError(f"no system {baseline!r} to take as baseline; have {', '.join(names)}")
+        ordered = [s for s in ordered if s.name == baseline] + [
+            s for s in ordered if s.name != baseline
+        ]
+    return ordered
+
+
+def _adjust(drafts: list[dict[str, Any]], alpha: float, n_resamples: int, test: str) -> int:
+    """Holm's adjustment over the tested rows (in place); refuses a run whose smallest possible
+    p-value cannot pass Holm's first threshold. Returns the number of tests."""
+    tested = [d for d in drafts if "p_value" in d]
+    m_tests = len(tested)
+    for d in tested:
+        n_draws = d.get("resamples", n_resamples)
+        smallest = _smallest_p(d["n_prompts"], test, n_draws)
+        if smallest > alpha / m_tests:
+            raise InputError(
+                f"{d['candidate']}, {d['metric']}: {d['n_prompts']} prompts and {n_draws} "
+                f"resamples cannot reach Holm's first threshold alpha/m = {alpha / m_tests:.2g} "
+                f"over {m_tests} tests (the smallest p-value is {smallest:.2g}); add prompts or "
+                + ("--refit-resamples" if n_draws != n_resamples else "--resamples")
+            )
+    adjusted = holm([d["p_value"] for d in tested])
+    for d, q in zip(tested, adjusted):
+        d["p_adjusted"] = float(q)
+        d["significant"] = bool(q <= alpha)
+    return m_tests
+
+
+@dataclass
+class _Run:
+    """One comparison's choices and every system's scores: the rows of each candidate against
+    the baseline come from here."""
+
+    base: System
+    setting: str
+    test: str
+    n_resamples: int
+    refit_resamples: int
+    seed: int
+    levels: int
+    options: dict[str, Any]
+    asked: list[str] | None
+    at_k: dict[str, Any]
+    scored: dict[str, Any] = field(default_factory=dict)
+    inner: dict[str, list[Any]] = field(default_factory=dict)
+
+    def _scored_sets(self, items: list, refs: Sequence[Any] | None = None) -> Any:
+        if self.at_k["at_k"] is None:
+            given = self.options if refs is None else {**self.options, "references": list(refs)}
+            return score(items, self.asked, **given)
+        return score_at_k(items, self.asked, **self.at_k, **self.options)
+
+    def score_all(self, ordered: Sequence[System]) -> None:
+        """Every system scored once, on all of its prompts (and, with two levels, on
+        INNER_DRAWS within-prompt resamples of its sets)."""
+        self.scored = {s.name: self._scored_sets(s.items, s.references) for s in ordered}
+        if self.levels == 2:
+            for i, s in enumerate(ordered):
+                draws = _inner_draws(s.items, np.random.default_rng([self.seed, 2, i]))
+                self.inner[s.name] = [self._scored_sets(d) for d in draws]
+
+    def pair_rows(
+        self,
+        pair_no: int,
+        cand: System,
+        bi: list[int],
+        ci: list[int],
+        metrics: Sequence[Any],
+        choices: str,
+        confidence: float,
+    ) -> list[dict[str, Any]]:
+        """The draft rows of one candidate against the baseline, one per metric."""
+        base = self.base
+        n = len(bi)
+        weights = multiplicities(
+            n, self.n_resamples, np.random.default_rng([self.seed, 0, pair_no])
+        )
+        pair = _PairCorpus(self, pair_no, weights)
+        drafts = []
+        for m in metrics:
+            b_score = self.scored[base.name].get(m.name)
+            c_score = self.scored[cand.name].get(m.name)
+            head: dict[str, Any] = {"metric": m.name, "baseline": base.name, "candidate": cand.name}
+            head.update(direction=m.direction, n_prompts=n)
+            if b_score is None or c_score is None:
+                skipped = self.scored[base.name].skipped | self.scored[cand.name].skipped
+                drafts.append(
+                    {**head, "signature": choices, "note": f"not scored: {skipped.get(m.name, '')}"}
+                )
+                continue
+            head["signature"] = f"{b_score.signature}|{choices}"
+            item_mean = self.setting == CORPUS and per_item_mean(m, self.options)
+            if item_mean:
+                # a mean of per-item values, each reading only its response and references
+                head["signature"] += "|corpus:item-mean"
+            by_prompt = self.setting == SETS or item_mean
+            tested: tuple | None
+            if by_prompt and b_score.items is not None and c_score.items is not None:
+                tested = self._by_prompt(m.name, pair_no, cand, b_score, c_score, bi, ci, weights)
+            else:
+                tested = pair.tested(m, cand, bi, ci, b_score.signature, head)
+            if tested is None:
+                drafts.append(head)
+                continue
+            values, observed, deltas, p = tested
+            drafts.append(
+                {
+                    **head,
+                    "baseline_value": values[0],
+                    "candidate_value": values[1],
+                    "difference": observed,
+                    "interval": percentile_interval(deltas, confidence),
+                    "p_value": p,
+                    "test": self.test,
+                }
+            )
+        return drafts
+
+    def _by_prompt(self, name, pair_no, cand, b_score, c_score, bi, ci, weights) -> tuple:
+        """(values, observed difference, resampled differences, p) from per-prompt values."""
+        n = len(bi)
+        bv = np.asarray(b_score.items)[bi]
+        cv = np.asarray(c_score.items)[ci]
+        d = cv - bv
+        observed = float(d.mean())
+        if self.levels == 2:
+            deltas = _two_level(
+                [np.asarray(x[name].items)[bi] for x in self.inner[self.base.name]],
+                [np.asarray(x[name].items)[ci] for x in self.inner[cand.name]],
+                weights,
+                np.random.default_rng([self.seed, 3, pair_no]),
+            )
+        else:
+            deltas = matvec(weights, d) / n
+        if self.test == "permutation":
+            p = sign_flip_p(d, self.n_resamples, np.random.default_rng([self.seed, 1, pair_no]))
+        else:
+            p = bootstrap_p(deltas, observed)
+        return (float(bv.mean()), float(cv.mean())), observed, deltas, p
+
+
+class _PairCorpus:
+    """The corpus-level tests of one candidate against the baseline: every corpus metric is
+    recomputed on the same resampled and swapped weight vectors over the pair's 2n answers."""
+
+    def __init__(self, run: _Run, pair_no: int, weights: np.ndarray):
+        self.run, self.pair_no, self.weights = run, pair_no, weights
+        self.tables: dict[tuple, NgramTable] = {}
+        # weight matrices by number of resamples (a refitted metric draws fewer)
+        self.corpus_weights: dict[int, dict[str, tuple[np.ndarray, bool]]] = {}
+
+    def _weights(self, n_draws: int) -> dict[str, tuple[np.ndarray, bool]]:
+        if n_draws not in self.corpus_weights:
+            self.corpus_weights[n_draws] = _corpus_weights(
+                self.weights[:n_draws], self.run.test, self.run.seed, self.pair_no
+            )
+        return self.corpus_weights[n_draws]
+
+    def tested(
+        self,
+        m: Any,
+        cand: System,
+        bi: list[int],
+        ci: list[int],
+        base_signature: str,
+        head: dict[str, Any],
+    ) -> tuple | None:
+        """(values, observed difference, resampled differences, p) of a corpus metric, its
+        signature completed in ``head``; None (a note in ``head``) where it cannot be tested."""
+        run, base = self.run, self.run.base
+        options, setting, n_resamples = run.options, run.setting, run.n_resamples
+        recipe = corpus_recipe(m, options) if setting == CORPUS else None
+        units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
+        refs = [_refs(base, i) for i in bi] + [_refs(cand, j) for j in ci]
+        by_refs = (
+            reference_resampler(m, options, units, refs, base_signature)
+            if setting == CORPUS and recipe is None
+            else None
+        )
+        per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
+        if recipe is None and by_refs is None and (setting != CORPUS or per_item):
+            why = (
+                f"its {', '.join(per_item)} belong to each response and are not resampled"
+                if setting == CORPUS
+                else "no per-prompt values and no resamplable state"
+            )
+            head["note"] = f"{why}: this metric cannot be compared prompt by prompt"
+            return None
+        signature = head["signature"]
+        n_draws = n_resamples
+        if by_refs is not None and by_refs[1] == "corpus:refit":
+            n_draws = min(run.refit_resamples, n_resamples)
+            signature = signature.replace(f"|B:{n_resamples}|", f"|B:{n_draws}|")
+            head["resamples"] = n_draws
+        cw = self._weights(n_draws)
+        if by_refs is not None:
+            resampler, tag = by_refs
+            signature += f"|{tag}"
+
+            def value(name: str) -> np.ndarray:
+                return resampler.values(cw[name][0])
+
+        elif recipe is None:
+            # a corpus metric whose state does not add up over prompts (corpus Self-BLEU: each
+            # response against all the others): recomputed on every resampled or swapped
+            # corpus, through the registry, as sacrebleu's paired bootstrap recomputes BLEU
+            signature += "|corpus:recomputed"
+
+            def value(name: str) -> np.ndarray:
+                return recomputed(m, units, cw[name][0], options)
+
+        else:
+            # one table over both systems' answers: units 0..n-1 the baseline's, n..2n-1 the
+            # candidate's, so a resample or a swap is a weight vector over the 2n units; one per
+            # tokenizer, shared by the metrics of the pair
+            key = tuple(sorted(map(str, recipe.tokenizer.signature.items())))
+            if key not in self.tables:
+                self.tables[key] = NgramTable([[u] for u in units], recipe.orders, recipe.tokenizer)
+            joint = self.tables[key]
+
+            def value(name: str) -> np.ndarray:
+                return recipe.values(joint, cw[name][0], name)
+
+        values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
+        observed = values[1] - values[0]
+        deltas = value("bootstrap-cand") - value("bootstrap-baseline")
+        if run.test == "permutation":
+            stats = value("swap-cand") - value("swap-baseline")
+            p = permutation_p(stats, observed, cw["swap-cand"][1])
+        else:
+            p = bootstrap_p(deltas, observed)
+        # a resample repeats prompts, whose n-grams are then no longer new (and whose texts
+        # MAUVE clusters twice): the resampled values of a pooled metric sit off the observed
+        # one, so the interval is the resamples' spread about the observed difference, not their
+        # percentiles
+        deltas = deltas - deltas.mean() + observed
+        head["signature"] = signature.replace("|ci:percentile|", "|ci:shifted-percentile|")
+        return values, observed, deltas, p
 
 
 def _corpus_weights(
