@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Union
 
 from .errors import InputError
+from .models.settings import resolve_settings
+from .models.threads import set_threads
 from .scale.engine import EngineOptions
 from .scale.local import Scores
 
@@ -41,10 +43,11 @@ def score(
     from .data import select_column
 
     data = select_column(data, options.pop("column", None))
-    if options.get("threads") is not None:  # process-wide: the model backends' CPU threads
-        from .models.threads import set_threads
-
-        set_threads(options.pop("threads"))
+    # the model keywords (device=, precision=, batch_size=, cache_dir=, threads=) checked and
+    # resolved once, here, into the settings every model of the run is loaded with
+    models = resolve_settings(options)
+    if options.pop("threads", None) is not None:  # process-wide: the backends' CPU threads
+        set_threads(models.threads)
     run_on, options = EngineOptions.split(engine, options)
     at_k = {k: options.pop(k) for k in ("at_k", "at_k_draws", "at_k_seed") if k in options}
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
@@ -61,7 +64,7 @@ def score(
         return Scores(score_on_ray(data, metrics, run_on, **options))
     from .scale.local import score as score_here
 
-    return score_here(data, metrics, **options)
+    return score_here(data, metrics, models=models, **options)
 
 
 def metrics() -> dict[str, str]:

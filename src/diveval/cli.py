@@ -80,16 +80,11 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 
 def check_common_arguments(args) -> None:
-    """Arguments several commands share, checked once before any work: --device, --batch-size."""
-    from .errors import InputError
+    """The model settings several commands share (--device, --precision, --batch-size), checked
+    before any work, so a typo is one line before the input is read (``models.settings``)."""
+    from .models.settings import SETTINGS_OPTIONS, resolve_settings
 
-    if getattr(args, "device", None) is not None:
-        from .models.devices import check_device_name
-
-        check_device_name(args.device)
-    size = getattr(args, "batch_size", None)
-    if size is not None and size < 1:
-        raise InputError(f"--batch-size must be a positive integer, got {size}")
+    resolve_settings({name: getattr(args, name, None) for name in SETTINGS_OPTIONS})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

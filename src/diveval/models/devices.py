@@ -13,6 +13,7 @@ import re
 from typing import Any, Optional
 
 from ..errors import InputError
+from ..options import OPTION
 
 _DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 
@@ -30,7 +31,12 @@ def check_device_name(device: Optional[str]) -> Optional[str]:
 def check_device(device: Optional[str]) -> str:
     """The torch device to use: ``device`` if torch can use it (else an InputError), or the best
     available one when None."""
-    name = check_device_name(device)
+    return available_device(check_device_name(device))
+
+
+def available_device(name: Optional[str]) -> str:
+    """``name`` (spelling already checked) if torch can use it, else an InputError; None: cuda
+    when present, else the CPU. The one place that asks torch which devices it has."""
     import torch
 
     if name is None:
@@ -69,16 +75,20 @@ def signature_device(model: object) -> Optional[str]:
 
 
 PRECISIONS = ("fp32", "fp16", "bf16", "auto")
+#: fp32 unless asked otherwise: half precision changes the numbers slightly (declared once, with
+#: the option)
+DEFAULT_PRECISION: str = OPTION["precision"].default
 
 
 def check_precision_name(precision: Optional[str]) -> Optional[str]:
-    """The precision's spelling only (no torch import): None (fp32), or an InputError."""
+    """The precision's spelling only (no torch import): None (the default, fp32), or an
+    InputError."""
     if precision is None or precision == "":
         return None
     name = str(precision).strip().lower()
     if name not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r}: use {', '.join(PRECISIONS)}")
-    return None if name == "fp32" else name
+    return None if name == DEFAULT_PRECISION else name
 
 
 def resolve_precision(precision: Optional[str], device: str) -> str:
@@ -86,7 +96,7 @@ def resolve_precision(precision: Optional[str], device: str) -> str:
     is bf16 on a GPU that has it (compute capability 8 or more), else fp16 on CUDA, and fp32 on
     the CPU (half precision there is slower, not faster). Half precision changes the numbers
     slightly, so it is never the default, and signatures and cache keys record it."""
-    name = check_precision_name(precision) or "fp32"
+    name = check_precision_name(precision) or DEFAULT_PRECISION
     if name != "auto":
         return name
     if not device.startswith("cuda"):

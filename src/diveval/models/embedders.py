@@ -13,6 +13,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..report.progress import bars_enabled, status
+from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .fingerprint import state_dict_fingerprint
+from .hf_nli import display_name
+from .loaded import load_once
+from .mpnet import MPNET_NAME
+from .offline import hub_offline
 from .threads import torch_threads
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
@@ -34,9 +41,6 @@ def embedder_name(path: str) -> str:
     embedder or BERTScore), not by their folders; any other folder by its last part, a hub name
     as given."""
     import re
-
-    from .hf_nli import display_name
-    from .mpnet import MPNET_NAME
 
     given = Path(path).expanduser()
     if given.is_dir():
@@ -69,11 +73,6 @@ class SentenceTransformerEmbedder:
         name: Optional[str] = None,
         precision: Optional[str] = None,
     ):
-        from .devices import batch_size_for, cast_module, resolve_precision
-        from .fingerprint import state_dict_fingerprint
-        from .hf_nli import pick_device
-        from .offline import hub_offline
-
         if name_or_path is None:
             path = str(default_embedder_path())
             self.name = name or DEFAULT_EMBEDDER_NAME
@@ -85,7 +84,7 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependencyError("sentence embedders", "models") from None
-            self.device = pick_device(device)
+            self.device = check_device(device)
             try:
                 torch_threads()  # before the first model: see models.threads
                 self.model = SentenceTransformer(path, device=self.device)
@@ -111,8 +110,6 @@ class SentenceTransformerEmbedder:
         if not texts:
             dim = self.model.get_sentence_embedding_dimension() or 0
             return np.zeros((0, dim), dtype=np.float32)
-        from ..report.progress import bars_enabled, status
-
         bs = max(1, int(batch_size or self.batch_size))
         # one call, so batches (and numbers) do not depend on any chunking; diveval's own spinner
         # instead of sentence-transformers' tqdm bar (one style)
@@ -126,6 +123,4 @@ class SentenceTransformerEmbedder:
 
 def default_embedder() -> SentenceTransformerEmbedder:
     """The offline all-MiniLM-L6-v2, loaded once per process (``models.loaded``)."""
-    from .loaded import load_once
-
     return load_once(("embedder", "default"), SentenceTransformerEmbedder)

@@ -16,7 +16,11 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..report.progress import track
 from .base import NLI_LABELS
+from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .fingerprint import state_dict_fingerprint
+from .offline import hub_offline
 from .threads import torch_threads
 
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
@@ -66,13 +70,6 @@ def map_nli_labels(
     return [found[lab][0] for lab in NLI_LABELS]
 
 
-def pick_device(device: Optional[str] = None) -> str:
-    """The device to load a torch model on (checked: see ``models.devices``)."""
-    from .devices import check_device
-
-    return check_device(device)
-
-
 def display_name(spec: str) -> str:
     """What a signature calls a model: a hub name as given, a local folder by its last part."""
     p = Path(spec)
@@ -99,9 +96,6 @@ class HFNLIModel:
         progress: Optional[bool] = None,
         precision: Optional[str] = None,
     ):
-        from .fingerprint import state_dict_fingerprint
-        from .offline import hub_offline
-
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -117,9 +111,7 @@ class HFNLIModel:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
-        from .devices import batch_size_for, cast_module, resolve_precision
-
-        self.device = pick_device(device)
+        self.device = check_device(device)
         self.model.to(self.device).eval()
         self.precision = resolve_precision(precision, self.device)
         cast_module(self.model, self.precision)  # before the fingerprint: caches keep it apart
@@ -186,8 +178,6 @@ class HFNLIModel:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..report.progress import track
-
         cols = torch.tensor(self.columns, device=self.device)
         with torch.inference_mode():
             for s in track(starts, f"NLI {self.name}", total=len(starts), enabled=bool(show)):

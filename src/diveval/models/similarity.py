@@ -26,6 +26,13 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..report.progress import track
+from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .fingerprint import state_dict_fingerprint
+from .hf_nli import display_name
+from .loaded import load_once
+from .offline import check_model_spec, hub_offline
+from .settings import ModelSettings, resolve_settings
 from .threads import torch_threads
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"
@@ -64,10 +71,6 @@ class HFPairClassifier:
         precision: Optional[str] = None,
         progress: Optional[bool] = None,
     ):
-        from .fingerprint import state_dict_fingerprint
-        from .hf_nli import display_name, pick_device
-        from .offline import hub_offline
-
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -111,9 +114,7 @@ class HFPairClassifier:
         n_labels = int(self.model.config.num_labels)
         if not 0 <= column < n_labels:
             raise InputError(f"{spec!r} has {n_labels} outputs; output {column} is not one")
-        from .devices import batch_size_for, cast_module, resolve_precision
-
-        self.device = pick_device(device)
+        self.device = check_device(device)
         self.model.to(self.device).eval()
         self.precision = resolve_precision(precision, self.device)
         cast_module(self.model, self.precision)
@@ -166,8 +167,6 @@ class HFPairClassifier:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..report.progress import track
-
         pad = self.tokenizer.pad_token_id or 0
         with torch.inference_mode():
             for s in track(starts, f"judge {self.name}", total=len(starts), enabled=bool(show)):
@@ -203,22 +202,19 @@ def _first(err: Exception) -> str:
 
 def load_pair_classifier(
     spec: str,
+    settings: Optional[ModelSettings] = None,
     *,
     device: Optional[str] = None,
     batch_size: Optional[int] = None,
     precision: Optional[str] = None,
 ) -> HFPairClassifier:
-    """The classifier ``spec`` (hub name or folder), loaded once per process and settings."""
-    from .devices import check_device_name, check_precision_name
-    from .loaded import load_once
-    from .resolve import check_batch_size, check_model_spec
-
-    device = check_device_name(device)
-    precision = check_precision_name(precision)
-    check_batch_size(batch_size)
+    """The classifier ``spec`` (hub name or folder), loaded once per process and settings (the
+    run's, or those of a direct call's keywords)."""
+    if settings is None:
+        settings = resolve_settings(device=device, batch_size=batch_size, precision=precision)
     check_model_spec(spec, "similarity classifier")
-    key = ("pair-classifier", spec, device, batch_size, precision)
+    kwargs = settings.asked(exclude=("cache_dir",))
     return load_once(
-        key,
-        lambda: HFPairClassifier(spec, device=device, batch_size=batch_size, precision=precision),
+        ("pair-classifier", spec, ModelSettings(**kwargs)),
+        lambda: HFPairClassifier(spec, **kwargs),
     )

@@ -93,6 +93,7 @@ REFERENCE_GROUPS = [
         _make("lsdscc-mds"),
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
+        model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
@@ -105,6 +106,7 @@ REFERENCE_GROUPS = [
         _make("lsdscc-pds"),
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
+        model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
@@ -118,6 +120,7 @@ REFERENCE_GROUPS = [
         _make("lsdscc-maxbleu"),
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
+        model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
@@ -289,6 +292,7 @@ REFERENCES = [
             settings=(CORPUS,),
             options=_MODEL,
             extra="models",
+            model="embedder",
             direction="higher",
             citation="Zhang et al. 2020",
             reference="bert-score BERTScorer's own multi-reference path, to 1e-5",
@@ -357,6 +361,7 @@ DISTRIBUTIONS = [
             "progress",
         ),
         extra="mauve",
+        model="embedder",
         direction="higher",
         citation="Pillutla et al. 2021",
         reference="mauve-text's compute_mauve on the same features, to 1e-12",

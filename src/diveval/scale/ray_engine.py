@@ -39,9 +39,6 @@ from ..registry import Metric
 from ..results import CORPUS, Score
 from .engine import EngineOptions
 
-# Options that load a model: metrics that take one run in the actor pool.
-_MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
-
 
 def _ray(address: str | None, verbose: bool = False):
     try:
@@ -301,7 +298,8 @@ def _score_sets(
         )
         size = batch_rows or max(1, -(-len(items) // (2 * pool)))
     options = {k: v for k, v in options.items() if k not in keys}
-    model_names = [m.name for m in chosen if _MODEL_OPTIONS & set(m.options)]
+    # a metric that loads a model runs in the actor pool, which loads it once per actor
+    model_names = [m.name for m in chosen if m.model is not None]
     plain_names = [m.name for m in chosen if m.name not in model_names]
     parts: dict[str, list[Score]] = {n: [] for n in names}
     if plain_names:
@@ -344,11 +342,7 @@ def _score_corpus(
     metrics = [get_metric(n) for n in names]
     per_item = any(options.get(k) is not None for k in PER_ITEM_OPTIONS)
     # by block: states that load a model or read per-item options; by batch of rows: the others
-    blocked = [
-        m.name
-        for m in metrics
-        if m.state is not None and (per_item or _MODEL_OPTIONS & set(m.options))
-    ]
+    blocked = [m.name for m in metrics if m.state is not None and (per_item or m.model is not None)]
     one_pass = [m for m in metrics if m.state and m.passes == 1 and m.name not in blocked]
     two_pass = [m for m in metrics if m.state and m.passes == 2 and m.name not in blocked]
     results: dict[str, Score] = {}

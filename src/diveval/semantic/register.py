@@ -16,82 +16,72 @@ The small functions below import the model code lazily (``import diveval`` stays
 from __future__ import annotations
 
 from ..errors import InputError
+from ..models.resolve import embedder_for, nli_for
+from ..models.settings import SETTINGS_OPTIONS, run_settings
 from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
-_MODEL_OPTIONS = ("device", "precision", "batch_size", "cache_dir", "progress")
+_MODEL_SETTINGS = (*SETTINGS_OPTIONS, "progress")
 
 
-def _nli(variant: str):
-    def compute(sets, nli_model=None, **options):
-        from .nli_diversity import nli_counts, nli_diversity
+def _without_settings(options: dict) -> dict:
+    return {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
 
-        if variant == "counts":
-            return nli_counts(sets, nli_model, **options)
-        return nli_diversity(sets, nli_model, variant, **options)
+
+def _with_embedder(metric):
+    """A row's compute: ``metric(data, embedder, **options)`` gets the run's embedder, loaded once
+    with the settings the run resolved once, in place of a model name and loose settings."""
+
+    def compute(data, embedding_model=None, *, context=None, **options):
+        model = embedder_for(embedding_model, run_settings(context, options))
+        return metric(data, model, **_without_settings(options))
 
     return compute
 
 
-def _sent_bert(sets, embedding_model=None, **options):
+def _nli(variant: str):
+    def compute(sets, nli_model=None, *, context=None, **options):
+        from .nli_diversity import nli_counts, nli_diversity
+
+        model = nli_for(nli_model, run_settings(context, options))
+        options = _without_settings(options)
+        if variant == "counts":
+            return nli_counts(sets, model, **options)
+        return nli_diversity(sets, model, variant, **options)
+
+    return compute
+
+
+def _sent_bert_metric(sets, model, **options):
     from .embedding_diversity import embedding_diversity
 
-    return embedding_diversity(sets, embedding_model, **options)
+    return embedding_diversity(sets, model, **options)
 
 
-def _vendi(data, embedding_model=None, **options):
+def _vendi_metric(data, model, **options):
     from .vendi import vendi
 
-    return vendi(data, "embedding", model=embedding_model, **options)
+    return vendi(data, "embedding", model=model, **options)
 
 
-def _rke(sets, embedding_model=None, **options):
-    from .set_geometry import rke
+def _geometry(name: str):
+    """The set-geometry function ``name`` of :mod:`.set_geometry`, imported when first run."""
 
-    return rke(sets, embedding_model, **options)
+    def metric(sets, model, **options):
+        from . import set_geometry
 
+        return getattr(set_geometry, name)(sets, model, **options)
 
-def _dcscore(sets, embedding_model=None, **options):
-    from .set_geometry import dcscore
-
-    return dcscore(sets, embedding_model, **options)
-
-
-def _intdiv(sets, embedding_model=None, **options):
-    from .set_geometry import intdiv
-
-    return intdiv(sets, embedding_model, **options)
+    return _with_embedder(metric)
 
 
-def _vendi_weighted(sets, embedding_model=None, **options):
-    from .set_geometry import vendi_weighted
-
-    return vendi_weighted(sets, embedding_model, **options)
-
-
-def _intdiv_weighted(sets, embedding_model=None, **options):
-    from .set_geometry import intdiv_weighted
-
-    return intdiv_weighted(sets, embedding_model, **options)
-
-
-def _logdet(sets, embedding_model=None, **options):
-    from .set_geometry import logdet
-
-    return logdet(sets, embedding_model, **options)
-
-
-def _chamfer(sets, embedding_model=None, **options):
-    from .set_geometry import chamfer
-
-    return chamfer(sets, embedding_model, **options)
-
-
-def _remote_clique(sets, embedding_model=None, **options):
-    from .set_geometry import remote_clique
-
-    return remote_clique(sets, embedding_model, **options)
+_sent_bert = _with_embedder(_sent_bert_metric)
+_vendi = _with_embedder(_vendi_metric)
+_rke, _dcscore, _intdiv, _logdet, _chamfer, _remote_clique = map(
+    _geometry, ("rke", "dcscore", "intdiv", "logdet", "chamfer", "remote_clique")
+)
+_vendi_weighted, _intdiv_weighted = map(_geometry, ("vendi_weighted", "intdiv_weighted"))
 
 
 def _vendi_ngram(data, **options):
@@ -168,8 +158,9 @@ MODEL_BACKED = [
             text,
             _nli(variant),
             settings=(SETS,),
-            options=("nli_model", *_MODEL_OPTIONS),
+            options=("nli_model", *_MODEL_SETTINGS),
             extra="nli",  # "models" for HF models
+            model="nli",
             direction="higher",
             citation="Stasaski & Hearst 2022",
         )
@@ -180,8 +171,9 @@ MODEL_BACKED = [
         "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
         _sent_bert,
         settings=(SETS,),
-        options=("embedding_model", *_MODEL_OPTIONS),
+        options=("embedding_model", *_MODEL_SETTINGS),
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Tevet & Berant 2021",
         reference="sentence-transformers encode() and the pairwise cosines computed directly, to "
@@ -197,8 +189,9 @@ GEOMETRY = [
         "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
         _vendi,
         settings=(CORPUS, SETS),
-        options=("embedding_model", "identical", *_MODEL_OPTIONS),
+        options=("embedding_model", "identical", *_MODEL_SETTINGS),
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Friedman & Dieng 2022",
         reference="vendi-score 0.0.3 (score_K on the same cosine kernel, q = 0.5, 1, 2, inf, "
@@ -220,8 +213,9 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", "identical", *_MODEL_OPTIONS),
+            options=("embedding_model", "identical", *_MODEL_SETTINGS),
             extra="models",
+            model="embedder",
             direction="higher",
             citation=citation,
             reference=_GEOMETRY_REFERENCES.get(name, ""),
@@ -234,8 +228,9 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", "logprobs", "identical", *_MODEL_OPTIONS),
+            options=("embedding_model", "logprobs", "identical", *_MODEL_SETTINGS),
             extra="models",
+            model="embedder",
             direction="higher",
             citation="Friedman & Dieng 2022",
             reference=reference,
@@ -338,6 +333,7 @@ HOMOGENIZATION = [
             *PAIR_OPTIONS,
         ),
         extra="models",
+        model="embedder",
         direction="lower",
         citation="Padmakumar & He 2023",
         reference="bert-score (BERTScorer F1 of every ordered pair), to 1e-5 (float32 embeddings)",
@@ -380,6 +376,7 @@ EQUIVALENCE = [
             "progress",
         ),
         extra="nli",
+        model="nli",
         direction="higher",
         citation="Zhang et al. 2025",
         reference="NoveltyBench's partition (partition.py) and utility (score.py), restated in the"
@@ -410,7 +407,7 @@ def _similarity_hill(sets, similarity=None, context=None, **options):
     return similarity_hill(sets, similarity, context=context, **options)
 
 
-_SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_OPTIONS)
+_SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_SETTINGS)
 
 SEMANTIC_SETS = [
     Metric(
@@ -432,6 +429,7 @@ SEMANTIC_SETS = [
             "progress",
         ),
         extra="nli",
+        model="nli",
         direction="higher",
         citation="Kuhn et al. 2023; Farquhar et al. 2024",
         reference="jlko/semantic_uncertainty's get_semantic_ids, cluster_assignment_entropy, "
@@ -445,6 +443,7 @@ SEMANTIC_SETS = [
             settings=(SETS,),
             options=_SIMILARITY_OPTIONS,
             extra="nli",
+            model="nli",
             direction="higher",
             citation="Lin, Trivedi & Sun 2023",
             reference="zlin7/UQ-NLG's clustering.py (get_affinity_mat, get_L_mat, get_eig) and "
@@ -477,6 +476,7 @@ SEMANTIC_SETS = [
         settings=(SETS,),
         options=_SIMILARITY_OPTIONS,
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Leinster & Cobbold 2012",
         reference="greylock 1.1.0 (Metacommunity alpha diversity with the same similarity "
