@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Union
 
+from .data import select_column
 from .errors import InputError
+from .meta.at_k import score_at_k
 from .models.settings import resolve_settings
 from .models.threads import set_threads
+from .registry import all_metrics
 from .scale.engine import EngineOptions
 from .scale.local import Scores
+from .scale.local import score as score_here
+from .scale.ray_engine import score as score_on_ray
 
 __all__ = ["EngineOptions", "Scores", "metrics", "score"]
 
@@ -40,8 +45,6 @@ def score(
     >>> score([["a b", "a c"]], metrics=["distinct-1"])["distinct-1"].value
     0.75
     """
-    from .data import select_column
-
     data = select_column(data, options.pop("column", None))
     # the model keywords (device=, precision=, batch_size=, cache_dir=, threads=) checked and
     # resolved once, here, into the settings every model of the run is loaded with
@@ -53,22 +56,14 @@ def score(
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
         if run_on.engine == "ray":
             raise InputError("at_k runs in this process: not with engine='ray'")
-        from .meta.at_k import score_at_k
-
         return score_at_k(data, metrics, **at_k, **options)
     if any(v is not None for v in at_k.values()):
         raise InputError("at_k_draws and at_k_seed go with at_k")
     if run_on.engine == "ray":
-        from .scale.ray_engine import score as score_on_ray
-
         return Scores(score_on_ray(data, metrics, run_on, **options))
-    from .scale.local import score as score_here
-
     return score_here(data, metrics, models=models, **options)
 
 
 def metrics() -> dict[str, str]:
     """{name: one-line description} of every registered metric."""
-    from .registry import all_metrics
-
     return {name: m.description for name, m in all_metrics().items()}

@@ -20,6 +20,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Hashable, TypeVar
 
+from .text.prepared import prepare
+
 T = TypeVar("T")
 
 
@@ -46,8 +48,6 @@ class RunContext:
 
     def prepared(self, items: list, tokenizer: Any, lowercase: bool) -> Any:
         """``items`` tokenized once per (tokenizer, lowercase) for all lexical metrics of a run."""
-        from .text.prepared import prepare
-
         name = tokenizer or "whitespace"
         key = ("prepared", name if isinstance(name, str) else id(name), bool(lowercase))
         return self.memo(key, lambda: prepare(items, name, bool(lowercase)))

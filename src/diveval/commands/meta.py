@@ -134,9 +134,9 @@ def run_tevet(args) -> int:
     from ..errors import InputError
     from ..meta.tevet import HUMAN, tevet_test
     from ..report.progress import track
-    from .options import MODEL_OPTIONS, metric_options
+    from .options import MODEL_FLAGS, metric_options
 
-    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
+    options = metric_options(args, *MODEL_FLAGS)  # every flag shown takes effect
     results = {}
     for path in track(
         args.inputs,
@@ -240,12 +240,12 @@ def run_agreement(args) -> int:
     from ..errors import InputError
     from ..meta.agreement import agreement
     from ..report.progress import track
-    from .options import MODEL_OPTIONS, metric_options
+    from .options import MODEL_FLAGS, metric_options
 
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets
         raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")
-    options = metric_options(args, *MODEL_OPTIONS)
+    options = metric_options(args, *MODEL_FLAGS)
     results = []
     for path in track(
         args.inputs,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..models.settings import SETTINGS_OPTIONS
 from ..options import KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT
 
@@ -56,24 +57,22 @@ def add_option_flags(p: Any, *names: str, defaults: dict[str, Any] | None = None
             setattr(action, SHOWN_DEFAULT, option.default)
 
 
-#: The options of the model-backed metrics, shared by score, generate, thresholds and meta.
-MODEL_OPTIONS = (
+#: The flags of the model-backed metrics, shared by score, generate, thresholds and meta: which
+#: model, how it judges, and the model settings (``models.settings``; threads is process-wide).
+MODEL_FLAGS = (
     "nli_model",
     "embedding_model",
-    "device",
-    "precision",
-    "batch_size",
+    *SETTINGS_OPTIONS,
     "judge",
     "similarity",
     "identical",
-    "cache_dir",
     "threads",
 )
 
 
 def add_model_options(p: Any) -> None:
     """The flags of the model-backed metrics, and ``--online``."""
-    add_option_flags(p, *MODEL_OPTIONS)
+    add_option_flags(p, *MODEL_FLAGS)
     from . import add_online_flag
 
     add_online_flag(p)

@@ -14,7 +14,9 @@ from ..data import as_setting
 from ..errors import InputError
 from ..models.settings import ModelSettings, resolve_settings
 from ..registry import Metric, check_options, metrics_for
+from ..report.progress import track
 from ..results import Score
+from ..text.tokenizers import get_tokenizer
 
 
 class Scores(dict):
@@ -41,8 +43,6 @@ def score(
     chosen = metrics_for(metrics, setting)
     check_options(options, chosen)
     if options.get("tokenizer") is not None and any("tokenizer" in m.options for m in chosen):
-        from ..text.tokenizers import get_tokenizer
-
         # a mistyped tokenizer is the caller's error, not a reason to skip each default metric
         get_tokenizer(options["tokenizer"], bool(options.get("lowercase")))
     # the model settings are resolved once per run, for every metric of it
@@ -50,8 +50,6 @@ def score(
         models = resolve_settings(options)
     context = RunContext(progress=bool(options.get("progress")), models=models)
     results: dict[str, Score] = {}  # in the order asked
-    from ..report.progress import track
-
     bar = track(
         chosen,
         f"scoring {len(chosen)} metrics",
