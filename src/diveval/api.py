@@ -10,7 +10,7 @@ from typing import Any, Iterable, Union
 from .data import select_column
 from .errors import InputError
 from .meta.at_k import score_at_k
-from .models.settings import resolve_settings
+from .models.devices import resolve_settings
 from .models.threads import set_threads
 from .registry import all_metrics
 from .scale.engine import EngineOptions

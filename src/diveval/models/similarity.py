@@ -27,12 +27,18 @@ import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..report.progress import track
-from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .devices import (
+    ModelSettings,
+    batch_size_for,
+    cast_module,
+    check_device,
+    resolve_precision,
+    resolve_settings,
+)
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
 from .loaded import load_once
 from .offline import check_model_spec, hub_offline
-from .settings import ModelSettings, resolve_settings
 from .threads import torch_threads
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"

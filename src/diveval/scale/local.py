@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
-from ..models.settings import ModelSettings, resolve_settings
+from ..models.devices import ModelSettings, resolve_settings
 from ..registry import Metric, check_options, metrics_for
 from ..report.progress import track
 from ..results import Score

@@ -13,9 +13,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ..data import require_pairs, require_sets
-from ..models.devices import signature_device, signature_precision
-from ..models.resolve import embedder_for
-from ..models.settings import resolve_settings
+from ..models.devices import resolve_settings, signature_device, signature_precision
+from ..models.embedders import embedder_for
 from ..results import SETS, Score, make_signature
 
 
@@ -50,9 +49,9 @@ def embedding_diversity(
     """Minus the mean pairwise cosine similarity of each set's sentence embeddings, and the mean.
 
     sets: a list of lists of strings, each with at least 2 responses. model: the run's embedder
-    (``models.resolve.embedder_for``: what the registry row passes), None (the offline
+    (``models.embedders.embedder_for``: what the registry row passes), None (the offline
     all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``. settings:
-    device, batch_size, precision, cache_dir for a model named here (``models.settings``).
+    device, batch_size, precision, cache_dir for a model named here (``models.devices``).
     """
     del progress  # the embedder shows its own progress bar when stderr is a terminal
     items = require_sets(sets, "Sent-BERT diversity")

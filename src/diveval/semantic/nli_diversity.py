@@ -27,9 +27,8 @@ import numpy as np
 from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
-from ..models.devices import signature_device, signature_precision
+from ..models.devices import resolve_settings, signature_device, signature_precision
 from ..models.resolve import nli_for
-from ..models.settings import resolve_settings
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")

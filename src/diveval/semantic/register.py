@@ -16,8 +16,9 @@ The small functions below import the model code lazily (``import diveval`` stays
 from __future__ import annotations
 
 from ..errors import InputError
-from ..models.resolve import embedder_for, nli_for
-from ..models.settings import SETTINGS_OPTIONS, run_settings
+from ..models.devices import SETTINGS_OPTIONS, run_settings
+from ..models.embedders import embedder_for
+from ..models.resolve import nli_for
 from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
