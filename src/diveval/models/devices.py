@@ -210,11 +210,12 @@ def resolve_settings(options: Mapping[str, Any] | None = None, **given: Any) -> 
     if unknown:  # a keyword argument, so a typo is the caller's TypeError
         raise TypeError(f"unknown model settings {sorted(unknown)}")
     merged = {**(options or {}), **given}
-    threads = merged.get("threads")
-    cache_dir = merged.get("cache_dir")
+    device, precision, threads, cache_dir = (
+        merged.get(k) for k in ("device", "precision", "threads", "cache_dir")
+    )
     return ModelSettings(
-        device=check_device_name(merged.get("device")),
-        precision=check_precision_name(merged.get("precision")) or DEFAULT_PRECISION,
+        device=None if device is None else check_device_name(device),
+        precision=check_precision_name(precision) or DEFAULT_PRECISION,
         batch_size=check_batch_size(merged.get("batch_size")),
         threads=None if threads is None else check_threads(threads),
         cache_dir=None if cache_dir is None else str(cache_dir),
