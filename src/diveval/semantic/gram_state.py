@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..models.devices import SETTINGS_OPTIONS
 from ..state import SUM, DeclaredState
 from ..state_files import load_state, save_state
 
@@ -67,7 +68,7 @@ class VendiState:
     empty part (no text, no model loaded) merges with any other."""
 
     kind: ClassVar[str] = "vendi"
-    _MODEL = ("batch_size", "device", "cache_dir", "precision")
+    _MODEL = SETTINGS_OPTIONS
 
     def __init__(self, options: Mapping[str, Any] | None = None):
         self.options = dict(options or {})
