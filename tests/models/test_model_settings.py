@@ -61,8 +61,7 @@ def test_settings_are_frozen_and_key_a_load():
         s.device = "cuda"  # type: ignore[misc]
     # the score cache and threads leave a loaded model as it is: one load for both
     assert s.for_loading() == resolve_settings(device="cpu", batch_size=4).for_loading()
-    assert s.backend_keywords() == {"device": "cpu", "batch_size": 4}
-    assert ModelSettings().backend_keywords() == {"device": None}
+    assert s.for_loading() == ModelSettings(device="cpu", batch_size=4)
 
 
 def test_a_run_resolves_its_settings_once(monkeypatch):

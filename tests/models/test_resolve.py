@@ -7,6 +7,7 @@ import pytest
 
 from diveval.errors import InputError
 from diveval.models import loaded, resolve
+from diveval.models.devices import ModelSettings
 
 
 class StubNLI:
@@ -70,8 +71,12 @@ def test_named_models_are_loaded_once(monkeypatch):
     monkeypatch.setattr(resolve, "check_model_spec", lambda spec, what: None)  # not on the hub
     a = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
     b = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
-    assert a is b and built == [("some/model", {"device": "cpu", "batch_size": 8})]
+    loaded_with = ModelSettings(device="cpu", batch_size=8)
+    assert a is b and built == [("some/model", {"settings": loaded_with})]
     resolve.resolve_nli_model("some/model", device="cpu")
+    assert len(built) == 2
+    # the score cache wraps a loaded model and does not change it: no second load for it
+    resolve.nli_for("some/model", ModelSettings(device="cpu", batch_size=8, cache_dir="/tmp/c"))
     assert len(built) == 2
 
 

@@ -163,30 +163,15 @@ SETTINGS_OPTIONS = ("device", "precision", "batch_size", "cache_dir")
 @dataclass(frozen=True)
 class ModelSettings:
     """How a run's models are loaded. device: as asked, spelling checked (None: cuda when
-    present, see ``available_device``); precision: fp32, fp16, bf16 or auto; batch_size: None for the backend's default by
-    device; threads: the CPU threads asked for (None: ``models.threads``' default);
-    cache_dir: the on-disk score cache (None: memory only)."""
+    present, see ``available_device``); precision: fp32, fp16, bf16 or auto; batch_size: None
+    for the backend's default by device; threads: the CPU threads asked for (None:
+    ``models.threads``' default); cache_dir: the on-disk score cache (None: memory only)."""
 
     device: Optional[str] = None
     precision: str = DEFAULT_PRECISION
     batch_size: Optional[int] = None
     threads: Optional[int] = None
     cache_dir: Optional[str] = None
-
-    def asked(self, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The per-model settings that differ from the defaults, as option keywords (for a
-        backend or a state that takes them one by one), less those in ``exclude``."""
-        out = {
-            "device": self.device,
-            "precision": None if self.precision == DEFAULT_PRECISION else self.precision,
-            "batch_size": self.batch_size,
-            "cache_dir": self.cache_dir,
-        }
-        return {k: v for k, v in out.items() if v is not None and k not in exclude}
-
-    def backend_keywords(self) -> dict[str, Any]:
-        """A torch backend's constructor keywords: the device as asked, the rest where set."""
-        return {"device": self.device, **self.asked(exclude=("device", "cache_dir"))}
 
     def for_loading(self) -> ModelSettings:
         """These settings less those that leave a loaded model as it is (the score cache wraps

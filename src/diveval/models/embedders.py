@@ -25,9 +25,9 @@ from .cache import CachedEmbedder, cached_embedder
 from .devices import (
     DEFAULT_PRECISION,
     ModelSettings,
+    available_device,
     batch_size_for,
     cast_module,
-    check_device,
     resolve_precision,
     settings_of,
 )
@@ -83,12 +83,15 @@ class SentenceTransformerEmbedder:
         self,
         name_or_path: Optional[str] = None,
         *,
+        settings: Optional[ModelSettings] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
         progress: Optional[bool] = None,
         name: Optional[str] = None,
         precision: Optional[str] = None,
     ):
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         if name_or_path is None:
             path = str(default_embedder_path())
             self.name = name or DEFAULT_EMBEDDER_NAME
@@ -100,7 +103,7 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependencyError("sentence embedders", "models") from None
-            self.device = check_device(device)
+            self.device = available_device(settings.device)
             try:
                 torch_threads()  # before the first model: see models.threads
                 self.model = SentenceTransformer(path, device=self.device)
@@ -108,9 +111,9 @@ class SentenceTransformerEmbedder:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
         self.model.eval()
-        self.precision = resolve_precision(precision, self.device)
+        self.precision = resolve_precision(settings.precision, self.device)
         cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 64)))
+        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 64)))
         self.progress = progress
         # after the cast: half-precision weights hash differently, so caches keep them apart
         self.fingerprint = state_dict_fingerprint(
@@ -164,19 +167,20 @@ def resolve_embedder(
             f"an embedder must be a name, a folder or an object with name, fingerprint "
             f"and encode(texts); got {type(spec).__name__}"
         )
-    kwargs = settings.backend_keywords()
+    loading = settings.for_loading()
     if spec == "mpnet":  # the offline all-mpnet-base-v2 of the mpnet extra
         return load_once(
-            ("embedder", "mpnet", settings.for_loading()),
-            lambda: SentenceTransformerEmbedder(str(mpnet_folder()), name=MPNET_NAME, **kwargs),
+            ("embedder", "mpnet", loading),
+            lambda: SentenceTransformerEmbedder(
+                str(mpnet_folder()), name=MPNET_NAME, settings=loading
+            ),
         )
-    if spec is None and not settings.asked(exclude=("cache_dir",)):
+    if spec is None and loading == ModelSettings():
         return default_embedder()
     if spec is not None:
         check_model_spec(spec, "embedding model")
     return load_once(
-        ("embedder", spec, settings.for_loading()),
-        lambda: SentenceTransformerEmbedder(spec, **kwargs),
+        ("embedder", spec, loading), lambda: SentenceTransformerEmbedder(spec, settings=loading)
     )
 
 

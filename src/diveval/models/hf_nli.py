@@ -18,7 +18,14 @@ import numpy as np
 from ..errors import InputError, MissingDependencyError
 from ..report.progress import track
 from .base import NLI_LABELS
-from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .devices import (
+    ModelSettings,
+    available_device,
+    batch_size_for,
+    cast_module,
+    resolve_precision,
+    settings_of,
+)
 from .fingerprint import state_dict_fingerprint
 from .offline import hub_offline
 from .threads import torch_threads
@@ -89,6 +96,7 @@ class HFNLIModel:
         self,
         name_or_path: str = DEFAULT_HF_NLI,
         *,
+        settings: Optional[ModelSettings] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
         max_length: Optional[int] = None,
@@ -96,6 +104,8 @@ class HFNLIModel:
         progress: Optional[bool] = None,
         precision: Optional[str] = None,
     ):
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -111,11 +121,11 @@ class HFNLIModel:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
-        self.device = check_device(device)
+        self.device = available_device(settings.device)
         self.model.to(self.device).eval()
-        self.precision = resolve_precision(precision, self.device)
+        self.precision = resolve_precision(settings.precision, self.device)
         cast_module(self.model, self.precision)  # before the fingerprint: caches keep it apart
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 32)))
+        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 32)))
         self.max_length = int(max_length or self._default_max_length())
         self.progress = progress
         self.name = display_name(spec)

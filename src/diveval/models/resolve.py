@@ -79,14 +79,15 @@ def resolve_nli_model(
 ) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
     settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
-    if spec is None or spec in ("default", "shipped", shipped_nli.MODEL_NAME):
+    shipped = ("default", "shipped", shipped_nli.MODEL_NAME)
+    if spec is None or isinstance(spec, str) and spec in shipped:
         return _shipped_nli(settings, "the shipped NLI model")
     if isinstance(spec, str):
         if _onnx_folder(spec):  # a folder in the shipped model's layout (ONNX + vocab.txt)
             return _shipped_nli(settings, "an ONNX NLI model", spec)
         check_model_spec(spec, "NLI model")
-        kwargs = settings.backend_keywords()
-        return load_once(("nli", spec, settings.for_loading()), lambda: HFNLIModel(spec, **kwargs))
+        loading = settings.for_loading()
+        return load_once(("nli", spec, loading), lambda: HFNLIModel(spec, settings=loading))
     if isinstance(spec, NLIModel):
         _as_built(settings.precision, "an NLI model object")
         return spec

@@ -29,11 +29,11 @@ from ..errors import InputError, MissingDependencyError
 from ..report.progress import track
 from .devices import (
     ModelSettings,
+    available_device,
     batch_size_for,
     cast_module,
-    check_device,
     resolve_precision,
-    resolve_settings,
+    settings_of,
 )
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
@@ -69,6 +69,7 @@ class HFPairClassifier:
         self,
         name_or_path: str = NOVELTYBENCH_CLASSIFIER,
         *,
+        settings: Optional[ModelSettings] = None,
         tokenizer: Optional[str] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
@@ -77,6 +78,8 @@ class HFPairClassifier:
         precision: Optional[str] = None,
         progress: Optional[bool] = None,
     ):
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -120,11 +123,11 @@ class HFPairClassifier:
         n_labels = int(self.model.config.num_labels)
         if not 0 <= column < n_labels:
             raise InputError(f"{spec!r} has {n_labels} outputs; output {column} is not one")
-        self.device = check_device(device)
+        self.device = available_device(settings.device)
         self.model.to(self.device).eval()
-        self.precision = resolve_precision(precision, self.device)
+        self.precision = resolve_precision(settings.precision, self.device)
         cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 32)))
+        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 32)))
         self.max_length = int(max_length)
         self.column = int(column)
         self.token_types = int(getattr(self.model.config, "type_vocab_size", 0) or 0) >= 2
@@ -216,11 +219,9 @@ def load_pair_classifier(
 ) -> HFPairClassifier:
     """The classifier ``spec`` (hub name or folder), loaded once per process and settings (the
     run's, or those of a direct call's keywords)."""
-    if settings is None:
-        settings = resolve_settings(device=device, batch_size=batch_size, precision=precision)
+    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
     check_model_spec(spec, "similarity classifier")
-    kwargs = settings.asked(exclude=("cache_dir",))
+    loading = settings.for_loading()
     return load_once(
-        ("pair-classifier", spec, ModelSettings(**kwargs)),
-        lambda: HFPairClassifier(spec, **kwargs),
+        ("pair-classifier", spec, loading), lambda: HFPairClassifier(spec, settings=loading)
     )
