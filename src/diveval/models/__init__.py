@@ -10,7 +10,7 @@ them, never loose ``device=`` keywords. ``diveval score -m sent-bert --device cp
 3. ``semantic/register.py``: the ``sent-bert`` row (``model="embedder"``) asks ``embedder_for``.
 4. ``semantic/embedding_diversity.py``: minus the mean pairwise cosine of ``embedder.encode``.
 5. ``models/embedders.py``: ``embedder_for`` -> ``resolve_embedder`` -> ``SentenceTransformer``.
-6. ``models/devices.py``: ``check_device("cpu")`` asks torch, once, as the model loads.
+6. ``models/devices.py``: ``ModelSettings.place`` asks torch for "cpu" once, as the model loads.
 
 Between them, plumbing every metric shares: the CLI checks the same settings before it reads the
 input (``cli.py``), the local engine puts them in the run's context (``scale/local.py``), the row

@@ -173,6 +173,20 @@ class ModelSettings:
     threads: Optional[int] = None
     cache_dir: Optional[str] = None
 
+    def place(self, module: Any, cpu_batch_size: int, device: Optional[str] = None):
+        """A torch backend's ``module`` on the device (``device``: already asked of torch), in
+        eval mode, cast to the precision; (device, precision, batch size) for the backend to
+        record (the batch size: the one set, else ``cpu_batch_size`` scaled by the device)."""
+        device = device or available_device(self.device)
+        module.to(device).eval()
+        precision = resolve_precision(self.precision, device)
+        cast_module(module, precision)  # before any fingerprint: caches keep precisions apart
+        return (
+            device,
+            precision,
+            max(1, int(self.batch_size or batch_size_for(device, cpu_batch_size))),
+        )
+
     def for_loading(self) -> ModelSettings:
         """These settings less those that leave a loaded model as it is (the score cache wraps
         it, threads are process-wide): the key a model is loaded once under."""

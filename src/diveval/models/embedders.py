@@ -22,15 +22,7 @@ from ..errors import InputError, MissingDependencyError
 from ..report.progress import bars_enabled, status
 from .base import Embedder
 from .cache import CachedEmbedder, cached_embedder
-from .devices import (
-    DEFAULT_PRECISION,
-    ModelSettings,
-    available_device,
-    batch_size_for,
-    cast_module,
-    resolve_precision,
-    settings_of,
-)
+from .devices import DEFAULT_PRECISION, ModelSettings, available_device, settings_of
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
 from .loaded import load_once
@@ -110,10 +102,7 @@ class SentenceTransformerEmbedder:
             except (OSError, ValueError) as err:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
-        self.model.eval()
-        self.precision = resolve_precision(settings.precision, self.device)
-        cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 64)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 64, self.device)
         self.progress = progress
         # after the cast: half-precision weights hash differently, so caches keep them apart
         self.fingerprint = state_dict_fingerprint(

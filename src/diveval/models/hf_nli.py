@@ -18,14 +18,7 @@ import numpy as np
 from ..errors import InputError, MissingDependencyError
 from ..report.progress import track
 from .base import NLI_LABELS
-from .devices import (
-    ModelSettings,
-    available_device,
-    batch_size_for,
-    cast_module,
-    resolve_precision,
-    settings_of,
-)
+from .devices import ModelSettings, settings_of
 from .fingerprint import state_dict_fingerprint
 from .offline import hub_offline
 from .threads import torch_threads
@@ -121,11 +114,7 @@ class HFNLIModel:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
-        self.device = available_device(settings.device)
-        self.model.to(self.device).eval()
-        self.precision = resolve_precision(settings.precision, self.device)
-        cast_module(self.model, self.precision)  # before the fingerprint: caches keep it apart
-        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 32)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length or self._default_max_length())
         self.progress = progress
         self.name = display_name(spec)

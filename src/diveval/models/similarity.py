@@ -27,14 +27,7 @@ import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..report.progress import track
-from .devices import (
-    ModelSettings,
-    available_device,
-    batch_size_for,
-    cast_module,
-    resolve_precision,
-    settings_of,
-)
+from .devices import ModelSettings, settings_of
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
 from .loaded import load_once
@@ -123,11 +116,7 @@ class HFPairClassifier:
         n_labels = int(self.model.config.num_labels)
         if not 0 <= column < n_labels:
             raise InputError(f"{spec!r} has {n_labels} outputs; output {column} is not one")
-        self.device = available_device(settings.device)
-        self.model.to(self.device).eval()
-        self.precision = resolve_precision(settings.precision, self.device)
-        cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(settings.batch_size or batch_size_for(self.device, 32)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length)
         self.column = int(column)
         self.token_types = int(getattr(self.model.config, "type_vocab_size", 0) or 0) >= 2
