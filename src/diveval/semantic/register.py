@@ -26,63 +26,93 @@ from .gram_state import VendiState
 _MODEL_SETTINGS = (*SETTINGS_OPTIONS, "progress")
 
 
-def _without_settings(options: dict) -> dict:
-    return {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
-
-
-def _with_embedder(metric):
-    """A row's compute: ``metric(data, embedder, **options)`` gets the run's embedder, loaded once
+def _loaded(load, spec, context, options: dict) -> tuple:
+    """(the run's model ``load(spec, settings)`` gives, the other options): the model loaded once
     with the settings the run resolved once, in place of a model name and loose settings."""
-
-    def compute(data, embedding_model=None, *, context=None, **options):
-        model = embedder_for(embedding_model, run_settings(context, options))
-        return metric(data, model, **_without_settings(options))
-
-    return compute
+    rest = {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
+    return load(spec, run_settings(context, options)), rest
 
 
 def _nli(variant: str):
     def compute(sets, nli_model=None, *, context=None, **options):
         from .nli_diversity import nli_counts, nli_diversity
 
-        model = nli_for(nli_model, run_settings(context, options))
-        options = _without_settings(options)
+        model, rest = _loaded(nli_for, nli_model, context, options)
         if variant == "counts":
-            return nli_counts(sets, model, **options)
-        return nli_diversity(sets, model, variant, **options)
+            return nli_counts(sets, model, **rest)
+        return nli_diversity(sets, model, variant, **rest)
 
     return compute
 
 
-def _sent_bert_metric(sets, model, **options):
+def _sent_bert(sets, embedding_model=None, *, context=None, **options):
     from .embedding_diversity import embedding_diversity
 
-    return embedding_diversity(sets, model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return embedding_diversity(sets, model, **rest)
 
 
-def _vendi_metric(data, model, **options):
+def _vendi(data, embedding_model=None, *, context=None, **options):
     from .vendi import vendi
 
-    return vendi(data, "embedding", model=model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return vendi(data, "embedding", model=model, **rest)
 
 
-def _geometry(name: str):
-    """The set-geometry function ``name`` of :mod:`.set_geometry`, imported when first run."""
+def _rke(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import rke
 
-    def metric(sets, model, **options):
-        from . import set_geometry
-
-        return getattr(set_geometry, name)(sets, model, **options)
-
-    return _with_embedder(metric)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return rke(sets, model, **rest)
 
 
-_sent_bert = _with_embedder(_sent_bert_metric)
-_vendi = _with_embedder(_vendi_metric)
-_rke, _dcscore, _intdiv, _logdet, _chamfer, _remote_clique = map(
-    _geometry, ("rke", "dcscore", "intdiv", "logdet", "chamfer", "remote_clique")
-)
-_vendi_weighted, _intdiv_weighted = map(_geometry, ("vendi_weighted", "intdiv_weighted"))
+def _dcscore(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import dcscore
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return dcscore(sets, model, **rest)
+
+
+def _intdiv(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import intdiv
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return intdiv(sets, model, **rest)
+
+
+def _vendi_weighted(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import vendi_weighted
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return vendi_weighted(sets, model, **rest)
+
+
+def _intdiv_weighted(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import intdiv_weighted
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return intdiv_weighted(sets, model, **rest)
+
+
+def _logdet(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import logdet
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return logdet(sets, model, **rest)
+
+
+def _chamfer(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import chamfer
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return chamfer(sets, model, **rest)
+
+
+def _remote_clique(sets, embedding_model=None, *, context=None, **options):
+    from .set_geometry import remote_clique
+
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return remote_clique(sets, model, **rest)
 
 
 def _vendi_ngram(data, **options):
