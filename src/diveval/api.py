@@ -10,6 +10,7 @@ from typing import Any, Iterable, Union
 from .data import select_column
 from .errors import InputError
 from .meta.at_k import score_at_k
+from .models.devices import resolve_settings
 from .models.threads import set_threads
 from .options import AT_K_OPTIONS
 from .registry import all_metrics
@@ -46,8 +47,11 @@ def score(
     0.75
     """
     data = select_column(data, options.pop("column", None))
-    if options.get("threads") is not None:  # process-wide: the model backends' CPU threads
-        set_threads(options.pop("threads"))
+    # the model keywords (device=, precision=, batch_size=, cache_dir=, threads=) checked and
+    # resolved once, here, into the settings every model of the run is loaded with
+    models = resolve_settings(options)
+    if options.pop("threads", None) is not None:  # process-wide: the backends' CPU threads
+        set_threads(models.threads)
     run_on, options = EngineOptions.split(engine, options)
     at_k = {k: options.pop(k) for k in AT_K_OPTIONS if k in options}
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
@@ -58,7 +62,7 @@ def score(
         raise InputError("at_k_draws and at_k_seed go with at_k")
     if run_on.engine == "ray":
         return Scores(score_on_ray(data, metrics, run_on, **options))
-    return score_here(data, metrics, **options)
+    return score_here(data, metrics, models=models, **options)
 
 
 def metrics() -> dict[str, str]:

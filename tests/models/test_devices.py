@@ -42,7 +42,7 @@ def test_unknown_or_absent_devices_are_input_errors():
         (["-m", "sent-bert", "--device", "tpu"], "unknown device 'tpu'"),
         (["-m", "nli-confidence", "--device", "cuda:0"], "the shipped NLI model runs on the CPU"),
         (["-m", "nli-baseline", "--nli-model", "/nonexistent"], "'/nonexistent': no such file"),
-        (["-m", "nli-baseline", "--batch-size", "0"], "--batch-size must be a positive integer"),
+        (["-m", "nli-baseline", "--batch-size", "0"], "batch size must be a positive integer"),
         (["-m", "ead", "--vocab", "-5"], "--vocab must be a positive integer"),
     ],
 )

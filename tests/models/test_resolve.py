@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from diveval.errors import InputError
-from diveval.models import resolve
+from diveval.models import loaded, resolve
+from diveval.models.devices import ModelSettings
 
 
 class StubNLI:
@@ -65,15 +66,17 @@ def test_named_models_are_loaded_once(monkeypatch):
             built.append((spec, kwargs))
             self.name, self.fingerprint = spec, "f"
 
-    import diveval.models.hf_nli as hf_nli
-
-    monkeypatch.setattr(hf_nli, "HFNLIModel", FakeHF)
-    monkeypatch.setattr(resolve, "_loaded", {})
+    monkeypatch.setattr(resolve, "HFNLIModel", FakeHF)
+    monkeypatch.setattr(loaded, "_backends", {})
     monkeypatch.setattr(resolve, "check_model_spec", lambda spec, what: None)  # not on the hub
     a = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
     b = resolve.resolve_nli_model("some/model", device="cpu", batch_size=8)
-    assert a is b and built == [("some/model", {"device": "cpu", "batch_size": 8})]
+    loaded_with = ModelSettings(device="cpu", batch_size=8)
+    assert a is b and built == [("some/model", {"settings": loaded_with})]
     resolve.resolve_nli_model("some/model", device="cpu")
+    assert len(built) == 2
+    # the score cache wraps a loaded model and does not change it: no second load for it
+    resolve.nli_for("some/model", ModelSettings(device="cpu", batch_size=8, cache_dir="/tmp/c"))
     assert len(built) == 2
 
 
@@ -88,7 +91,7 @@ def test_a_folder_in_the_shipped_layout_goes_to_the_onnx_backend(tmp_path, monke
             self.name, self.fingerprint = "onnx", "f"
 
     monkeypatch.setattr(shipped_nli, "ShippedNLIModel", FakeShipped)
-    monkeypatch.setattr(resolve, "_loaded", {})
+    monkeypatch.setattr(loaded, "_backends", {})
     (tmp_path / "vocab.txt").write_text("[PAD]\n")
     (tmp_path / "model.int8.onnx").write_bytes(b"")
     model = resolve.resolve_nli_model(str(tmp_path), batch_size=4)

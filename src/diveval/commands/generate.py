@@ -166,7 +166,7 @@ def run(args) -> int:
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts
-    from .options import MODEL_OPTIONS
+    from .options import MODEL_FLAGS
     from .options import metric_options as options_of
 
     items = read_contexts(
@@ -174,7 +174,7 @@ def run(args) -> int:
     )
     if args.limit is not None:
         items = items[: args.limit]
-    metric_options = options_of(args, "tokenizer", *MODEL_OPTIONS)
+    metric_options = options_of(args, "tokenizer", *MODEL_FLAGS)
     # which threshold, and why: a model-dependent preset takes the threshold of the model in use
     _, threshold, _, why = resolve_preset(args.metric, args.threshold, **metric_options)
     print(f"diveval: threshold {threshold:g}: {why}", file=sys.stderr)

@@ -12,7 +12,7 @@ from ..meta.tevet import HUMAN, tevet_test
 from ..progress import track
 from . import add_json_flag, add_metric_flag, help_formatter, print_json
 from .options import (
-    MODEL_OPTIONS,
+    MODEL_FLAGS,
     add_bootstrap_options,
     add_model_options,
     add_option_flags,
@@ -148,7 +148,7 @@ def _each_file(inputs: list[str], title: str, test: Callable[[str], T]) -> dict[
 
 
 def run_tevet(args) -> int:
-    options = metric_options(args, *MODEL_OPTIONS)  # every flag shown takes effect
+    options = metric_options(args, *MODEL_FLAGS)  # every flag shown takes effect
     results = _each_file(
         args.inputs,
         "Tevet & Berant tests",
@@ -238,7 +238,7 @@ def run_agreement(args) -> int:
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets
         raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")
-    options = metric_options(args, *MODEL_OPTIONS)
+    options = metric_options(args, *MODEL_FLAGS)
     results = list(
         _each_file(
             args.inputs,

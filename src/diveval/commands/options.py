@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import InputError
 from ..io.readers import FORMATS, read_input
 from ..meta.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from ..models.devices import SETTINGS_OPTIONS
 from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT, add_online_flag
 
@@ -67,24 +68,22 @@ def add_option_flags(p: Any, *names: str, defaults: dict[str, Any] | None = None
             setattr(action, SHOWN_DEFAULT, option.shown_default())
 
 
-#: The options of the model-backed metrics, shared by score, generate, thresholds and meta.
-MODEL_OPTIONS = (
+#: The flags of the model-backed metrics, shared by score, generate, thresholds and meta: which
+#: model, how it judges, and the model settings (``models.devices``; threads is process-wide).
+MODEL_FLAGS = (
     "nli_model",
     "embedding_model",
-    "device",
-    "precision",
-    "batch_size",
+    *SETTINGS_OPTIONS,
     "judge",
     "similarity",
     "identical",
-    "cache_dir",
     "threads",
 )
 
 
 def add_model_options(p: Any) -> None:
     """The flags of the model-backed metrics, and ``--online``."""
-    add_option_flags(p, *MODEL_OPTIONS)
+    add_option_flags(p, *MODEL_FLAGS)
     add_online_flag(p)
 
 

@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from ..errors import InputError
 from ..meta.levels import DEFAULT_DRAWS
+from ..models.devices import SETTINGS_OPTIONS
 from ..scale.engine import EngineOptions
 from . import add_json_flag, add_metric_flag, help_formatter, print_json, print_warnings
 from .options import (
@@ -477,7 +478,7 @@ def _run_across(args) -> int:
     options = {
         k: v
         for k, v in metric_options(args).items()
-        if k in ("embedding_model", "nli_model", "device", "batch_size", "precision", "cache_dir")
+        if k in ("embedding_model", "nli_model", *SETTINGS_OPTIONS)
     }
     result = across_systems(
         groups,

@@ -59,9 +59,9 @@ def run(args) -> int:
     from ..report.tables import counted, render_table
 
     sets = read_response_sets(args.input, args.field)
-    from .options import MODEL_OPTIONS, metric_options
+    from .options import MODEL_FLAGS, metric_options
 
-    options = metric_options(args, "tokenizer", "lowercase", *MODEL_OPTIONS)
+    options = metric_options(args, "tokenizer", "lowercase", *MODEL_FLAGS)
     results = [
         percentile_threshold(sets, m, args.percentile, **options)
         for m in (args.metrics or ["avg-distinct"])

@@ -8,7 +8,12 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError, MissingDependencyError
+from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .embedders import embedder_name
+from .fingerprint import state_dict_fingerprint
 from .loaded import load_once
+from .mpnet import mpnet_folder
+from .offline import check_model_spec, hub_offline
 from .threads import torch_threads
 
 
@@ -29,13 +34,9 @@ def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, 
     training shaped (bert-score's own table has no entry for either model); any other model at
     ``layer``, 6 when not given."""
     if model == "mpnet":
-        from .mpnet import mpnet_folder
-
         return str(mpnet_folder()), layer or 12
     if model is None:
         return default_bertscore_model(), layer or 6
-    from .resolve import check_model_spec
-
     # a missing folder or an uncached hub name is one line here, not bert-score's traceback
     check_model_spec(model, "BERTScore model")
     folder = os.path.expanduser(model)
@@ -59,8 +60,6 @@ def bert_scorer(
     """The loaded scorer, its display name and weights fingerprint. The device is checked here,
     once (a typo or an absent GPU is an InputError; None is the best one present), and the batch
     size, when not given, is the backend's for that device."""
-    from .devices import batch_size_for, check_device
-
     device = check_device(device)
     batch_size = batch_size or batch_size_for(device, CPU_BATCH_SIZE)
     return load_once(
@@ -70,11 +69,6 @@ def bert_scorer(
 
 
 def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, precision: str | None):
-    from .devices import cast_module, resolve_precision
-    from .embedders import embedder_name
-    from .fingerprint import state_dict_fingerprint
-    from .offline import hub_offline
-
     with hub_offline():  # before bert_score imports transformers: it reads the setting then
         try:
             from bert_score import BERTScorer

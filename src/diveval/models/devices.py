@@ -1,18 +1,28 @@
-"""Devices, checked once: a clear error for a device that is unknown or not there.
+"""How a run's models run: device, precision, batch size, threads, score cache, checked once.
 
-``check_device(name)`` accepts ``cpu``, ``cuda``, ``cuda:N`` and ``mps`` (None: pick the best
-available), checks that torch can use it, and returns the device actually used. Backends record
-it in their signatures when it is not the CPU, since GPU kernels give slightly different numbers.
-The shipped NLI model runs on onnxruntime's CPU provider only: asking it for a GPU is an error,
-not a silent fall-back.
+``resolve_settings(options)`` turns the loose options a user gives (``--device cpu``,
+``device="cpu"``, ``precision=``, ``batch_size=``, ``threads=``, ``cache_dir=``) into one frozen
+:class:`ModelSettings`: each value checked (a typo is one ``InputError`` line), precision's default
+(fp32) filled in. ``diveval.score`` calls it at its boundary (the CLI too, before it reads the
+input) and the run's context (:class:`diveval.context.RunContext`) carries the result to every
+model-backed metric, which gets a model loaded with it and never sees the loose keywords.
+
+The device stays as asked (None: cuda when present), because the shipped ONNX NLI model accepts no
+device but the CPU while torch models take the best one: ``available_device`` resolves it when a
+torch model loads, the one place that asks torch. Backends record it in their signatures when it
+is not the CPU, since GPU kernels give slightly different numbers; the shipped NLI model runs on
+onnxruntime's CPU provider only: asking it for a GPU is an error, not a silent fall-back.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
 
 from ..errors import InputError
+from ..options import OPTION
+from .threads import check_threads
 
 _DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 
@@ -30,7 +40,12 @@ def check_device_name(device: Optional[str]) -> Optional[str]:
 def check_device(device: Optional[str]) -> str:
     """The torch device to use: ``device`` if torch can use it (else an InputError), or the best
     available one when None."""
-    name = check_device_name(device)
+    return available_device(check_device_name(device))
+
+
+def available_device(name: Optional[str]) -> str:
+    """``name`` (spelling already checked) if torch can use it, else an InputError; None: cuda
+    when present, else the CPU. The one place that asks torch which devices it has."""
     import torch
 
     if name is None:
@@ -69,16 +84,20 @@ def signature_device(model: object) -> Optional[str]:
 
 
 PRECISIONS = ("fp32", "fp16", "bf16", "auto")
+#: fp32 unless asked otherwise: half precision changes the numbers slightly (declared once, with
+#: the option)
+DEFAULT_PRECISION: str = OPTION["precision"].default
 
 
 def check_precision_name(precision: Optional[str]) -> Optional[str]:
-    """The precision's spelling only (no torch import): None (fp32), or an InputError."""
+    """The precision's spelling only (no torch import): None (the default, fp32), or an
+    InputError."""
     if precision is None or precision == "":
         return None
     name = str(precision).strip().lower()
     if name not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r}: use {', '.join(PRECISIONS)}")
-    return None if name == "fp32" else name
+    return None if name == DEFAULT_PRECISION else name
 
 
 def resolve_precision(precision: Optional[str], device: str) -> str:
@@ -86,7 +105,7 @@ def resolve_precision(precision: Optional[str], device: str) -> str:
     is bf16 on a GPU that has it (compute capability 8 or more), else fp16 on CUDA, and fp32 on
     the CPU (half precision there is slower, not faster). Half precision changes the numbers
     slightly, so it is never the default, and signatures and cache keys record it."""
-    name = check_precision_name(precision) or "fp32"
+    name = check_precision_name(precision) or DEFAULT_PRECISION
     if name != "auto":
         return name
     if not device.startswith("cuda"):
@@ -134,3 +153,85 @@ def batch_size_for(device: str, cpu_default: int) -> int:
     while scale < 16 and free >= 4 * _GIB * scale * 2:
         scale *= 2
     return cpu_default * scale
+
+
+#: The options that resolve into :class:`ModelSettings` (``threads`` is process-wide: the run's
+#: boundary applies it; the others are per model and metric rows take them).
+SETTINGS_OPTIONS = ("device", "precision", "batch_size", "cache_dir")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How a run's models are loaded. device: as asked, spelling checked (None: cuda when
+    present, see ``available_device``); precision: fp32, fp16, bf16 or auto; batch_size: None
+    for the backend's default by device; threads: the CPU threads asked for (None:
+    ``models.threads``' default); cache_dir: the on-disk score cache (None: memory only)."""
+
+    device: Optional[str] = None
+    precision: str = DEFAULT_PRECISION
+    batch_size: Optional[int] = None
+    threads: Optional[int] = None
+    cache_dir: Optional[str] = None
+
+    def place(self, module: Any, cpu_batch_size: int, device: Optional[str] = None):
+        """A torch backend's ``module`` on the device (``device``: already asked of torch), in
+        eval mode, cast to the precision; (device, precision, batch size) for the backend to
+        record (the batch size: the one set, else ``cpu_batch_size`` scaled by the device)."""
+        device = device or available_device(self.device)
+        module.to(device).eval()
+        precision = resolve_precision(self.precision, device)
+        cast_module(module, precision)  # before any fingerprint: caches keep precisions apart
+        return (
+            device,
+            precision,
+            max(1, int(self.batch_size or batch_size_for(device, cpu_batch_size))),
+        )
+
+    def for_loading(self) -> ModelSettings:
+        """These settings less those that leave a loaded model as it is (the score cache wraps
+        it, threads are process-wide): the key a model is loaded once under."""
+        return ModelSettings(self.device, self.precision, self.batch_size)
+
+
+def check_batch_size(batch_size: Any) -> Optional[int]:
+    """None, or a positive integer (else an InputError)."""
+    if batch_size is None:
+        return None
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch size must be a positive integer, got {batch_size!r}")
+    return batch_size
+
+
+def resolve_settings(options: Mapping[str, Any] | None = None, **given: Any) -> ModelSettings:
+    """The :class:`ModelSettings` of ``options`` (a run's options; other keys are ignored) and
+    ``given`` keywords: every value checked once, here."""
+    unknown = set(given) - {*SETTINGS_OPTIONS, "threads"}
+    if unknown:  # a keyword argument, so a typo is the caller's TypeError
+        raise TypeError(f"unknown model settings {sorted(unknown)}")
+    merged = {**(options or {}), **given}
+    device, precision, threads, cache_dir = (
+        merged.get(k) for k in ("device", "precision", "threads", "cache_dir")
+    )
+    return ModelSettings(
+        device=None if device is None else check_device_name(device),
+        precision=check_precision_name(precision) or DEFAULT_PRECISION,
+        batch_size=check_batch_size(merged.get("batch_size")),
+        threads=None if threads is None else check_threads(threads),
+        cache_dir=None if cache_dir is None else str(cache_dir),
+    )
+
+
+def run_settings(context: Any, options: Mapping[str, Any]) -> ModelSettings:
+    """The settings of the run ``context`` belongs to (resolved once, where the run started), or,
+    for a metric called on its own with a bare context, those of its ``options``."""
+    found = getattr(context, "models", None)
+    return found if isinstance(found, ModelSettings) else resolve_settings(options)
+
+
+def settings_of(settings: Optional[ModelSettings], **keywords: Any) -> ModelSettings:
+    """A loader's settings: the run's, or those of a direct call's ``keywords`` (never both)."""
+    if settings is None:
+        return resolve_settings(**keywords)
+    if any(v is not None for v in keywords.values()):
+        raise TypeError("give model settings or their keywords, not both")  # a developer's slip
+    return settings

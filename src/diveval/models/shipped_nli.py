@@ -14,8 +14,11 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from ..progress import bars_enabled, track
 from .base import NLI_LABELS
 from .fingerprint import file_sha256
+from .loaded import load_once
+from .threads import onnx_threads
 
 #: Folder of the shipped weights, tokenizer and card (package data).
 MODEL_DIR = Path(__file__).resolve().parent / "nli_minilm"
@@ -78,8 +81,6 @@ class ShippedNLIModel:
         # keeps QDQ pairs unfolded by default, for quantised kernels this model does not use):
         # otherwise every run dequantises all weights again.
         opts.add_session_config_entry("session.disable_quant_qdq", "1")
-        from .threads import onnx_threads
-
         # onnxruntime's default (a thread per core, two pools) oversubscribes a busy machine
         opts.intra_op_num_threads = int(threads) if threads else onnx_threads()
         opts.inter_op_num_threads = 1
@@ -122,8 +123,6 @@ class ShippedNLIModel:
         out = np.zeros((len(premises), 3), dtype=np.float64)
         if len(premises) == 0:
             return out
-        from ..progress import bars_enabled, track
-
         bs = max(1, int(batch_size or self.batch_size))
         ids, types = self._encode(premises, hypotheses)
         order = np.argsort([len(x) for x in ids], kind="stable")
@@ -137,8 +136,6 @@ class ShippedNLIModel:
 
 def default_nli_model() -> ShippedNLIModel:
     """The shipped model, loaded once per process (``models.loaded``)."""
-    from .loaded import load_once
-
     return load_once(("nli", "shipped"), ShippedNLIModel)
 
 

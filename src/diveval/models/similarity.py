@@ -26,6 +26,12 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from ..progress import track
+from .devices import ModelSettings, settings_of
+from .fingerprint import state_dict_fingerprint
+from .hf_nli import display_name
+from .loaded import load_once
+from .offline import check_model_spec, hub_offline
 from .threads import torch_threads
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"
@@ -56,6 +62,7 @@ class HFPairClassifier:
         self,
         name_or_path: str = NOVELTYBENCH_CLASSIFIER,
         *,
+        settings: Optional[ModelSettings] = None,
         tokenizer: Optional[str] = None,
         device: Optional[str] = None,
         batch_size: Optional[int] = None,
@@ -64,10 +71,8 @@ class HFPairClassifier:
         precision: Optional[str] = None,
         progress: Optional[bool] = None,
     ):
-        from .fingerprint import state_dict_fingerprint
-        from .hf_nli import display_name, pick_device
-        from .offline import hub_offline
-
+        # the run's settings (checked where the run started), or this call's keywords, checked here
+        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
         spec = str(name_or_path)
         with hub_offline():  # before transformers is imported: it reads the setting then
             try:
@@ -111,13 +116,7 @@ class HFPairClassifier:
         n_labels = int(self.model.config.num_labels)
         if not 0 <= column < n_labels:
             raise InputError(f"{spec!r} has {n_labels} outputs; output {column} is not one")
-        from .devices import batch_size_for, cast_module, resolve_precision
-
-        self.device = pick_device(device)
-        self.model.to(self.device).eval()
-        self.precision = resolve_precision(precision, self.device)
-        cast_module(self.model, self.precision)
-        self.batch_size = max(1, int(batch_size or batch_size_for(self.device, 32)))
+        self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length)
         self.column = int(column)
         self.token_types = int(getattr(self.model.config, "type_vocab_size", 0) or 0) >= 2
@@ -166,8 +165,6 @@ class HFPairClassifier:
             import sys
 
             show = sys.stderr.isatty() and len(starts) > 4
-        from ..progress import track
-
         pad = self.tokenizer.pad_token_id or 0
         with torch.inference_mode():
             for s in track(starts, f"judge {self.name}", total=len(starts), enabled=bool(show)):
@@ -203,22 +200,17 @@ def _first(err: Exception) -> str:
 
 def load_pair_classifier(
     spec: str,
+    settings: Optional[ModelSettings] = None,
     *,
     device: Optional[str] = None,
     batch_size: Optional[int] = None,
     precision: Optional[str] = None,
 ) -> HFPairClassifier:
-    """The classifier ``spec`` (hub name or folder), loaded once per process and settings."""
-    from .devices import check_device_name, check_precision_name
-    from .loaded import load_once
-    from .resolve import check_batch_size, check_model_spec
-
-    device = check_device_name(device)
-    precision = check_precision_name(precision)
-    check_batch_size(batch_size)
+    """The classifier ``spec`` (hub name or folder), loaded once per process and settings (the
+    run's, or those of a direct call's keywords)."""
+    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
     check_model_spec(spec, "similarity classifier")
-    key = ("pair-classifier", spec, device, batch_size, precision)
+    loading = settings.for_loading()
     return load_once(
-        key,
-        lambda: HFPairClassifier(spec, device=device, batch_size=batch_size, precision=precision),
+        ("pair-classifier", spec, loading), lambda: HFPairClassifier(spec, settings=loading)
     )

@@ -110,6 +110,7 @@ REFERENCE_GROUPS = [
         _make(name),
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
+        model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
@@ -227,6 +228,7 @@ REFERENCES = [
             settings=(CORPUS,),
             options=_MODEL,
             extra="models",
+            model="embedder",
             direction="higher",
             citation="Zhang et al. 2020",
             reference="bert-score BERTScorer's own multi-reference path, to 1e-5",
@@ -296,6 +298,7 @@ DISTRIBUTIONS = [
             "progress",
         ),
         extra="mauve",
+        model="embedder",
         direction="higher",
         citation="Pillutla et al. 2021",
         reference="mauve-text's compute_mauve on the same features, to 1e-12",

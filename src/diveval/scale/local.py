@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
+from ..models.devices import ModelSettings, resolve_settings
 from ..progress import track
 from ..registry import Metric, check_options, metrics_for
 from ..results import Score
@@ -28,18 +29,27 @@ class Scores(dict):
         self.skipped: dict[str, str] = dict(skipped or {})
 
 
-def score(data: Any, metrics: Iterable[str] | None = None, **options: Any) -> Scores:
+def score(
+    data: Any,
+    metrics: Iterable[str] | None = None,
+    *,
+    models: ModelSettings | None = None,
+    **options: Any,
+) -> Scores:
     """Score a corpus (list of str) or sets (list of lists of str) in this process; ``options``
-    are metric options only (each metric takes the ones it declares)."""
+    are metric options only (each metric takes the ones it declares); ``models``: the model
+    settings the caller resolved from them (None: resolved here)."""
     setting, items = as_setting(data)
     chosen = metrics_for(metrics, setting)
     check_options(options, chosen)
     if options.get("tokenizer") is not None and any("tokenizer" in m.options for m in chosen):
         # a mistyped tokenizer is the caller's error, not a reason to skip each default metric
         get_tokenizer(options["tokenizer"], bool(options.get("lowercase")))
-    context = RunContext(progress=bool(options.get("progress")))
+    # the model settings are resolved once per run, for every metric of it
+    if models is None:
+        models = resolve_settings(options)
+    context = RunContext(progress=bool(options.get("progress")), models=models)
     results: dict[str, Score] = {}  # in the order asked
-
     bar = track(
         chosen,
         f"scoring {len(chosen)} metrics",

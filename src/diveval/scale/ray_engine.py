@@ -33,15 +33,16 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from ..data import as_setting
 from ..errors import InputError
-from ..registry import Metric
+from ..registry import PER_ITEM_OPTIONS, Metric, check_options, get_metric, metrics_for
 from ..results import CORPUS, Score
+from .combine import join_set_scores, per_item_options
 from .engine import EngineOptions
+from .local import score as score_here
 from .ray_read import dataset_setting
 from .ray_session import ray_initialized, start_ray
-
-# Options that load a model: metrics that take one run in the actor pool.
-_MODEL_OPTIONS = {"nli_model", "embedding_model", "device"}
+from .shards import merge_shards, score_part, shard_slice
 
 
 def _takes_remote_args(ray) -> bool:
@@ -87,14 +88,12 @@ def _rewarn(said: Iterable[tuple]) -> None:
 def _score_batch(batch: dict, names: list[str], options: dict) -> dict:
     """Score one batch of sets locally (inside a Ray task or actor); the per-item options
     (references, reference groups) travel in the rows, pickled."""
-    from .local import score
-
     sets = [list(map(str, s)) for s in batch["responses"]]
     per_item = [pickle.loads(x) for x in batch["per_item"]]
     opts = dict(options)
     for key in per_item[0] if per_item else {}:
         opts[key] = [p[key] for p in per_item]
-    scores, said = _caught(score, sets, names, **opts)
+    scores, said = _caught(score_here, sets, names, **opts)
     return {
         "scores": np.array([pickle.dumps(scores)], dtype=object),
         "warnings": np.array([pickle.dumps(said)], dtype=object),
@@ -166,8 +165,6 @@ def score(
     run_on = run_on or EngineOptions(engine="ray")
     address, concurrency = run_on.address, run_on.concurrency
     num_gpus, batch_rows = run_on.num_gpus, run_on.batch_rows
-    from ..data import as_setting
-    from ..registry import check_options, metrics_for
 
     if _is_ray_dataset(data):
         try:
@@ -183,8 +180,6 @@ def score(
     own_local = not (address or os.environ.get("RAY_ADDRESS")) and ray_initialized() is False
     ray = start_ray(address, run_on.verbose)
     options.pop("progress", None)  # Ray shows no per-run bars on workers
-    from ..registry import PER_ITEM_OPTIONS
-
     keys = [k for k in PER_ITEM_OPTIONS if options.get(k) is not None]
     if keys and _is_ray_dataset(items):
         raise InputError(
@@ -253,7 +248,8 @@ def _score_sets(
         )
         size = batch_rows or max(1, -(-len(items) // (2 * pool)))
     options = {k: v for k, v in options.items() if k not in keys}
-    model_names = [m.name for m in chosen if _MODEL_OPTIONS & set(m.options)]
+    # a metric that loads a model runs in the actor pool, which loads it once per actor
+    model_names = [m.name for m in chosen if m.model is not None]
     plain_names = [m.name for m in chosen if m.name not in model_names]
     parts: dict[str, list[Score]] = {n: [] for n in names}
     if plain_names:
@@ -281,26 +277,18 @@ def _score_sets(
         for batch_scores in _collect(done, "scores"):
             for n, s in batch_scores.items():
                 parts[n].append(s)
-    from .combine import join_set_scores
-
     return {n: join_set_scores(parts[n]) for n in names}
 
 
 def _score_corpus(
     ray, texts: Any, names: list[str], size: int, options: dict, num_gpus: float
 ) -> dict:
-    from ..registry import PER_ITEM_OPTIONS, get_metric
-    from .local import score as score_here
 
     rows = texts if _is_ray_dataset(texts) else ray.data.from_items([{"text": t} for t in texts])
     metrics = [get_metric(n) for n in names]
     per_item = any(options.get(k) is not None for k in PER_ITEM_OPTIONS)
     # by block: states that load a model or read per-item options; by batch of rows: the others
-    blocked = [
-        m.name
-        for m in metrics
-        if m.state is not None and (per_item or _MODEL_OPTIONS & set(m.options))
-    ]
+    blocked = [m.name for m in metrics if m.state is not None and (per_item or m.model is not None)]
     one_pass = [m for m in metrics if m.state and m.passes == 1 and m.name not in blocked]
     two_pass = [m for m in metrics if m.state and m.passes == 2 and m.name not in blocked]
     results: dict[str, Score] = {}
@@ -355,8 +343,6 @@ def _score_corpus_blocks(
 ) -> dict:
     """Corpus metrics that shards can carry (see :mod:`diveval.scale.shards`), one Ray task per
     block of ``size`` texts (per-item options sliced with them), merged as shard files are."""
-    from .combine import per_item_options
-    from .shards import merge_shards, score_part, shard_slice
 
     count = max(1, -(-len(texts) // size))
     task = ray.remote(num_gpus=num_gpus)(_caught) if num_gpus else ray.remote(_caught)

@@ -13,9 +13,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ..data import require_pairs, require_sets
-from ..models.cache import cached_embedder
-from ..models.devices import signature_device, signature_precision
-from ..models.resolve import resolve_embedder
+from ..models.devices import resolve_settings, signature_device, signature_precision
+from ..models.embedders import embedder_for
 from ..results import SETS, Score, make_signature
 
 
@@ -35,35 +34,31 @@ def embed_texts(
     cache_dir: Optional[str] = None,
     precision: Optional[str] = None,
 ):
-    """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once."""
-    backend = resolve_embedder(model, device=device, batch_size=batch_size, precision=precision)
-    emb = cached_embedder(backend, cache_dir)
+    """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once.
+    model: the run's embedder (then the keywords stay unset), a name or folder, or None."""
+    settings = resolve_settings(
+        device=device, batch_size=batch_size, cache_dir=cache_dir, precision=precision
+    )
+    emb = embedder_for(model, settings)
     return emb.encode(texts), emb
 
 
 def embedding_diversity(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    progress: Optional[bool] = None,
-    precision: Optional[str] = None,
+    sets: Any, model: Any = None, *, progress: Optional[bool] = None, **settings: Any
 ) -> Score:
     """Minus the mean pairwise cosine similarity of each set's sentence embeddings, and the mean.
 
-    sets: a list of lists of strings, each with at least 2 responses. model: None (the offline
-    all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``.
+    sets: a list of lists of strings, each with at least 2 responses. model: the run's embedder
+    (``models.embedders.embedder_for``: what the registry row passes), None (the offline
+    all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``. settings:
+    device, batch_size, precision, cache_dir for a model named here (``models.devices``).
     """
     del progress  # the embedder shows its own progress bar when stderr is a terminal
     items = require_sets(sets, "Sent-BERT diversity")
     sizes = np.array([len(s) for s in items], dtype=np.int64)
     require_pairs(sizes, "sent-bert")
     texts = [t for s in items for t in s]
-    vectors, emb = embed_texts(
-        texts, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
-    )
+    vectors, emb = embed_texts(texts, model, **settings)
     x = unit_rows(vectors)
     values = np.empty(len(items))
     start = 0

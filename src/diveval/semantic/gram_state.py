@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Mapping, Sequence, Union
 import numpy as np
 
 from ..errors import InputError
+from ..models.devices import SETTINGS_OPTIONS
 from ..results import CORPUS, Score, make_signature
 from ..state import SAME, SUM, DeclaredState, present
 from .embedding_diversity import embed_texts, unit_rows
@@ -74,7 +75,7 @@ class VendiState(DeclaredState):
         "n_empty": SUM,
         "choices": present(SAME),
     }
-    _MODEL = ("batch_size", "device", "cache_dir", "precision")
+    _MODEL = SETTINGS_OPTIONS
 
     def __init__(self, options: Mapping[str, Any] | None = None):
         self.options = dict(options or {})

@@ -27,9 +27,8 @@ import numpy as np
 from ..data import ordered_pairs, require_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL, NLI_LABELS
-from ..models.cache import cached_nli
-from ..models.devices import signature_device, signature_precision
-from ..models.resolve import resolve_nli_model
+from ..models.devices import resolve_settings, signature_device, signature_precision
+from ..models.resolve import nli_for
 from ..results import SETS, Score, make_signature
 
 VARIANTS = ("baseline", "neutral", "confidence")
@@ -68,21 +67,14 @@ def _validate(sets: Any) -> tuple[list[list[str]], np.ndarray]:
     return items, sizes
 
 
-def nli_predictions(
-    sets: Any,
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-):
-    """(probs [pairs, 3], set index of each pair, sizes, the cached model) for all ordered pairs."""
+def nli_predictions(sets: Any, model: Any = None, **settings: Any):
+    """(probs [pairs, 3], set index of each pair, sizes, the cached model) for all ordered pairs.
+    model: the run's NLI model (``models.resolve.nli_for``), or a spec resolved with
+    ``settings`` (device, batch_size, precision, cache_dir)."""
     items, sizes = _validate(sets)
     texts = [t for s in items for t in s]
     first, second, owner = ordered_pairs(sizes)
-    backend = resolve_nli_model(model, device=device, batch_size=batch_size, precision=precision)
-    nli = cached_nli(backend, cache_dir)
+    nli = nli_for(model, resolve_settings(**settings))
     probs = nli.predict([texts[i] for i in first], [texts[j] for j in second])
     return probs, owner, sizes, nli
 
@@ -97,18 +89,17 @@ def nli_diversity(
     model: Any = None,
     variant: str = "baseline",
     *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
     progress: Optional[bool] = None,
     metric: Optional[str] = None,
-    precision: Optional[str] = None,
+    **settings: Any,
 ) -> Score:
     """NLI Diversity of each response set and their mean (Stasaski & Hearst 2022).
 
-    sets: a list of lists of strings, each with at least 2 responses. model: None (the NLI model
-    shipped with diveval), a Hugging Face model name or folder, or any ``NLIModel``. variant:
-    "baseline", "neutral" or "confidence". cache_dir: a folder for the on-disk score cache.
+    sets: a list of lists of strings, each with at least 2 responses. model: the run's NLI model
+    (what the registry row passes), None (the NLI model shipped with diveval), a Hugging Face
+    model name or folder, or any ``NLIModel``. variant: "baseline", "neutral" or "confidence".
+    settings: device, batch_size, precision, cache_dir (the on-disk score cache) for a model
+    named here.
     ``items`` holds the per-set sums; ``details["counts"]`` the per-set label counts.
     """
     del progress  # backends show their own progress bar when stderr is a terminal
@@ -116,9 +107,7 @@ def nli_diversity(
         raise InputError(
             f"unknown NLI Diversity variant {variant!r}; choose one of {', '.join(VARIANTS)}"
         )
-    probs, owner, sizes, nli = nli_predictions(
-        sets, model, batch_size=batch_size, device=device, cache_dir=cache_dir, precision=precision
-    )
+    probs, owner, sizes, nli = nli_predictions(sets, model, **settings)
     n_sets = sizes.size
     per_set = np.bincount(owner, weights=pair_scores(probs, variant), minlength=n_sets)
     counts = _label_counts(argmax_labels(probs), owner, n_sets)

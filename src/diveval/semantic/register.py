@@ -16,96 +16,117 @@ The small functions below import the model code lazily (``import diveval`` stays
 from __future__ import annotations
 
 from ..errors import InputError
+from ..models.devices import SETTINGS_OPTIONS, run_settings
+from ..models.embedders import embedder_for
+from ..models.resolve import nli_for
 from ..options import OPTION
 from ..registry import Metric, implemented_by, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
-_MODEL_OPTIONS = ("device", "precision", "batch_size", "cache_dir", "progress")
+_MODEL_SETTINGS = (*SETTINGS_OPTIONS, "progress")
+
+
+def _loaded(load, spec, context, options: dict) -> tuple:
+    """(the run's model ``load(spec, settings)`` gives, the other options): the model loaded once
+    with the settings the run resolved once, in place of a model name and loose settings."""
+    rest = {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
+    return load(spec, run_settings(context, options)), rest
 
 
 def _nli(variant: str):
     @implemented_by(
         f"diveval.semantic.nli_diversity:nli_{'counts' if variant == 'counts' else 'diversity'}"
     )
-    def compute(sets, nli_model=None, **options):
+    def compute(sets, nli_model=None, *, context=None, **options):
         from .nli_diversity import nli_counts, nli_diversity
 
+        model, rest = _loaded(nli_for, nli_model, context, options)
         if variant == "counts":
-            return nli_counts(sets, nli_model, **options)
-        return nli_diversity(sets, nli_model, variant, **options)
+            return nli_counts(sets, model, **rest)
+        return nli_diversity(sets, model, variant, **rest)
 
     return compute
 
 
 @implemented_by("diveval.semantic.embedding_diversity:embedding_diversity")
-def _sent_bert(sets, embedding_model=None, **options):
+def _sent_bert(sets, embedding_model=None, *, context=None, **options):
     from .embedding_diversity import embedding_diversity
 
-    return embedding_diversity(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return embedding_diversity(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
-def _vendi(data, embedding_model=None, **options):
+def _vendi(data, embedding_model=None, *, context=None, **options):
     from .vendi import vendi
 
-    return vendi(data, "embedding", model=embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return vendi(data, "embedding", model=model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:rke")
-def _rke(sets, embedding_model=None, **options):
+def _rke(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import rke
 
-    return rke(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return rke(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:dcscore")
-def _dcscore(sets, embedding_model=None, **options):
+def _dcscore(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import dcscore
 
-    return dcscore(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return dcscore(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:intdiv")
-def _intdiv(sets, embedding_model=None, **options):
+def _intdiv(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import intdiv
 
-    return intdiv(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return intdiv(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:vendi_weighted")
-def _vendi_weighted(sets, embedding_model=None, **options):
+def _vendi_weighted(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import vendi_weighted
 
-    return vendi_weighted(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return vendi_weighted(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:intdiv_weighted")
-def _intdiv_weighted(sets, embedding_model=None, **options):
+def _intdiv_weighted(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import intdiv_weighted
 
-    return intdiv_weighted(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return intdiv_weighted(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:logdet")
-def _logdet(sets, embedding_model=None, **options):
+def _logdet(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import logdet
 
-    return logdet(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return logdet(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:chamfer")
-def _chamfer(sets, embedding_model=None, **options):
+def _chamfer(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import chamfer
 
-    return chamfer(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return chamfer(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.set_geometry:remote_clique")
-def _remote_clique(sets, embedding_model=None, **options):
+def _remote_clique(sets, embedding_model=None, *, context=None, **options):
     from .set_geometry import remote_clique
 
-    return remote_clique(sets, embedding_model, **options)
+    model, rest = _loaded(embedder_for, embedding_model, context, options)
+    return remote_clique(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
@@ -183,8 +204,9 @@ MODEL_BACKED = [
             text,
             _nli(variant),
             settings=(SETS,),
-            options=("nli_model", *_MODEL_OPTIONS),
+            options=("nli_model", *_MODEL_SETTINGS),
             extra="nli",  # "models" for HF models
+            model="nli",
             direction="higher",
             citation="Stasaski & Hearst 2022",
         )
@@ -195,8 +217,9 @@ MODEL_BACKED = [
         "minus mean pairwise cosine of sentence embeddings (Tevet & Berant's Sent-BERT)",
         _sent_bert,
         settings=(SETS,),
-        options=("embedding_model", *_MODEL_OPTIONS),
+        options=("embedding_model", *_MODEL_SETTINGS),
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Tevet & Berant 2021",
         reference="sentence-transformers encode() and the pairwise cosines computed directly, to "
@@ -212,8 +235,9 @@ GEOMETRY = [
         "Vendi Score: effective number of distinct items, embedding cosine kernel, q=1 (Friedman & Dieng 2022)",
         _vendi,
         settings=(CORPUS, SETS),
-        options=("embedding_model", "identical", *_MODEL_OPTIONS),
+        options=("embedding_model", "identical", *_MODEL_SETTINGS),
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Friedman & Dieng 2022",
         reference="vendi-score 0.0.3 (score_K on the same cosine kernel, q = 0.5, 1, 2, inf, "
@@ -235,8 +259,9 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", "identical", *_MODEL_OPTIONS),
+            options=("embedding_model", "identical", *_MODEL_SETTINGS),
             extra="models",
+            model="embedder",
             direction="higher",
             citation=citation,
             reference=_GEOMETRY_REFERENCES.get(name, ""),
@@ -249,8 +274,9 @@ GEOMETRY = [
             text,
             compute,
             settings=(SETS,),
-            options=("embedding_model", "logprobs", "identical", *_MODEL_OPTIONS),
+            options=("embedding_model", "logprobs", "identical", *_MODEL_SETTINGS),
             extra="models",
+            model="embedder",
             direction="higher",
             citation="Friedman & Dieng 2022",
             reference=reference,
@@ -354,6 +380,7 @@ HOMOGENIZATION = [
             *PAIR_OPTIONS,
         ),
         extra="models",
+        model="embedder",
         direction="lower",
         citation="Padmakumar & He 2023",
         reference="bert-score (BERTScorer F1 of every ordered pair), to 1e-5 (float32 embeddings)",
@@ -397,6 +424,7 @@ EQUIVALENCE = [
             "progress",
         ),
         extra="nli",
+        model="nli",
         direction="higher",
         citation="Zhang et al. 2025",
         reference="NoveltyBench's partition (partition.py) and utility (score.py), restated in the"
@@ -430,7 +458,7 @@ def _similarity_hill(sets, similarity=None, context=None, **options):
     return similarity_hill(sets, similarity, context=context, **options)
 
 
-_SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_OPTIONS)
+_SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_SETTINGS)
 
 SEMANTIC_SETS = [
     Metric(
@@ -452,6 +480,7 @@ SEMANTIC_SETS = [
             "progress",
         ),
         extra="nli",
+        model="nli",
         direction="higher",
         citation="Kuhn et al. 2023; Farquhar et al. 2024",
         reference="jlko/semantic_uncertainty's get_semantic_ids, cluster_assignment_entropy, "
@@ -465,6 +494,7 @@ SEMANTIC_SETS = [
             settings=(SETS,),
             options=_SIMILARITY_OPTIONS,
             extra="nli",
+            model="nli",
             direction="higher",
             citation="Lin, Trivedi & Sun 2023",
             reference="zlin7/UQ-NLG's clustering.py (get_affinity_mat, get_L_mat, get_eig) and "
@@ -497,6 +527,7 @@ SEMANTIC_SETS = [
         settings=(SETS,),
         options=_SIMILARITY_OPTIONS,
         extra="models",
+        model="embedder",
         direction="higher",
         citation="Leinster & Cobbold 2012",
         reference="greylock 1.1.0 (Metacommunity alpha diversity with the same similarity "
