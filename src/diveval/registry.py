@@ -20,10 +20,14 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
+from . import catalog
 from .context import RunContext
 from .errors import InputError, did_you_mean
 from .options import KNOWN_OPTIONS, OPTION, PER_ITEM_OPTIONS
 from .results import CORPUS, SETS, Score
+from .text.language import language_warnings, sample_texts
+from .text.prepared import Prepared
+from .text.tokenizers import get_tokenizer
 
 __all__ = [
     "DIRECTIONS",
@@ -164,10 +168,6 @@ class Metric:
 
 def _language_checked(score: Score, data: Any, metric: Metric, kwargs: Mapping[str, Any]) -> Score:
     """:meth:`Metric.language_checked`."""
-    from .text.language import language_warnings, sample_texts
-    from .text.prepared import Prepared
-    from .text.tokenizers import get_tokenizer
-
     tokenizer = None
     if isinstance(data, Prepared):
         sample, tokenizer = data.sample, data.tokenizer
@@ -249,8 +249,6 @@ def register_all(table: Iterable[Metric]) -> None:
 
 
 def all_metrics() -> dict[str, Metric]:
-    from . import catalog
-
     catalog.load()
     return METRICS
 

@@ -18,6 +18,10 @@ import numpy as np
 
 from ..io import json_out
 from ..io.resume import read_resumable
+from ..progress import track
+from ..reference.multiref import bertscore
+from ..text.bleu import sentence_bleu
+from ..text.tokenizers import get_tokenizer
 from .threshold import threshold_generate
 
 #: Relevance: BLEU-4 of each response against all references (nltk sentence_bleu semantics,
@@ -33,9 +37,6 @@ BLEU_SETTINGS = {
 
 def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
     """Mean multi-reference sentence BLEU of the responses (``BLEU_SETTINGS``)."""
-    from ..text.bleu import sentence_bleu
-    from ..text.tokenizers import get_tokenizer
-
     tok = get_tokenizer(BLEU_TOKENIZER, lowercase=BLEU_LOWERCASE)
     refs = [tok(r) for r in references]
     return float(
@@ -51,8 +52,6 @@ def set_relevance(responses: Sequence[str], references: Sequence[str]) -> float:
 def set_bertscore(responses: Sequence[str], references: Sequence[str]) -> float:
     """Mean BERTScore F1 of the responses, each against its best reference (``reference.multiref``:
     all-MiniLM-L6-v2 layer 6 by default, no idf, no rescaling); needs the models extra."""
-    from ..reference.multiref import bertscore
-
     refs = [list(references)] * len(responses)
     return float(bertscore(list(responses), refs, reduction="max")["F"].value)
 
@@ -85,8 +84,6 @@ def run_threshold_generation(
     """Threshold generation for every ``ContextItem`` not yet in ``out``; returns all records
     (earlier ones first). ``generator_for(item)`` gives the item's generator (a pool generator is
     built per context; a model is shared). ``run`` is the dict of settings stored in each record."""
-    from ..progress import track
-
     items = list(items)
     done = read_finished(out, run)
     todo = [it for it in items if it.id not in done]

@@ -16,8 +16,11 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from . import nli_data
 from .nli_data import EVAL_SET_NAMES, LABELS, PathLike
+from .resolve import resolve_nli_model
+from .shipped_nli import ShippedNLIModel
 
 #: Short descriptions for reports.
 SET_DESCRIPTIONS = {
@@ -72,8 +75,6 @@ def evaluate_nli(
     try:
         data = nli_data.eval_sets(data_dir, sets)
     except FileNotFoundError as err:
-        from ..errors import InputError
-
         raise InputError(
             f"not the labelled NLI data folder: it has no {err.filename}", str(data_dir)
         ) from None
@@ -132,13 +133,7 @@ def load_nli_model(name_or_path: Optional[str] = None, **kwargs):
     if isinstance(name_or_path, str) and name_or_path:
         p = Path(name_or_path)
         if p.is_file() and p.suffix == ".onnx":
-            from .shipped_nli import ShippedNLIModel
-
             return ShippedNLIModel(p.parent, model_file=p.name, **kwargs)
         if p.is_dir() and any(p.glob("*.onnx")):
-            from .shipped_nli import ShippedNLIModel
-
             return ShippedNLIModel(p, **kwargs)
-    from .resolve import resolve_nli_model
-
     return resolve_nli_model(name_or_path or None, **kwargs)

@@ -10,6 +10,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
+from .loaded import load_once
 
 
 class WordVectors(Protocol):
@@ -130,8 +131,6 @@ def resolve_vectors(vectors: Any) -> Any:
     """None: the default spaCy vectors (loaded once per process); a folder: a spaCy model; a
     file: text vectors; an object with ``lookup``: itself."""
     if vectors is None:
-        from .loaded import load_once
-
         return load_once(("spacy-vectors", "default"), SpacyVectors)
     if isinstance(vectors, str):
         import os

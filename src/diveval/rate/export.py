@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..scale.local import score
 from .aggregate import Aggregate, aggregate
 from .store import Store
 from .study import Study
@@ -29,8 +30,6 @@ def export_rows(
     **options: Any,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Aggregate]:
     """(system rows, set rows, the aggregation) of a study's submitted ratings."""
-    from ..scale.local import score
-
     ratings = Store(study.db_path).submitted_ratings()
     needed = study.raters if min_raters is None else min_raters
     agg = aggregate(ratings, min_pearson, needed, filter=filter)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from .store import RATER_NAME, Store
 
 STUDY_FILE = "study.json"
 DB_FILE = "ratings.sqlite3"
@@ -71,8 +72,6 @@ def create_study(
     """Write a new study folder; ``responses`` maps a system name to its response per query.
     ``invited`` raters get a private token each (in the ratings database); ``open`` lets anyone
     else register by name too."""
-    from .store import RATER_NAME, Store
-
     if len(responses) < 2:
         raise InputError("a study needs at least 2 systems")
     if raters < 1:

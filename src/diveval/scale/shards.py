@@ -24,7 +24,9 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..data import as_setting
 from ..errors import InputError
+from ..registry import check_options, default_metrics, get_metric
 from ..results import SETS, Score
 from ..state_files import (
     decode_tree,
@@ -35,6 +37,7 @@ from ..state_files import (
     state_arrays,
 )
 from .combine import join_set_scores, per_item_options
+from .local import score
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -52,8 +55,6 @@ def shard_slice(n_items: int, index: int, count: int) -> slice:
 
 def shardable(name: str) -> bool:
     """Whether a metric's corpus setting can be sharded: its row names a state."""
-    from ..registry import get_metric
-
     return get_metric(name).state is not None
 
 
@@ -121,8 +122,6 @@ class ShardResult:
 
 def _restore(name: str, header: dict, arrays: dict, options: dict) -> Any:
     """The state of metric ``name`` from a shard file: of the class its row's factory makes."""
-    from ..registry import get_metric
-
     fresh = get_metric(name).make_state(options)
     if fresh is None or header.get("kind") != fresh.kind:
         raise InputError(f"{name}: the shard file holds no state of this diveval's {name}")
@@ -133,9 +132,6 @@ def score_shard(
     data: Any, metrics: Iterable[str] | None, shard: tuple[int, int], **options: Any
 ) -> ShardResult:
     """Score shard ``(i, N)`` of ``data`` for a later :func:`merge_shards`."""
-    from ..data import as_setting
-    from ..registry import default_metrics, get_metric
-
     setting, items = as_setting(data)
     names = list(metrics) if metrics is not None else default_metrics(setting)
     for n in names:
@@ -157,9 +153,6 @@ def score_part(
 ) -> ShardResult:
     """The ShardResult of ``part`` (shard ``shard`` of an input of ``n_items`` items), its
     per-item options already sliced: what a shard process or a Ray task computes."""
-    from ..registry import check_options, get_metric
-    from .local import score
-
     kept = {
         k: options[k] for k in ("tokenizer", "lowercase", "vocab") if options.get(k) is not None
     }
