@@ -250,6 +250,10 @@ def test_serve_prints_each_invited_link_and_warns_off_loopback(invited, capsys, 
 
     served = []
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: served.append(sockets))
+    # uvicorn's logging set-up (dictConfig) replaces the process's handlers: in a test process
+    # that closes handlers earlier tests left on pytest's captured streams; a served process
+    # owns its logging, so only the printed links and warning are this test's business
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     real_bind = rate_command._bind
     # no test listens beyond loopback: "0.0.0.0" is checked for the warning, 127.0.0.1 is bound
     monkeypatch.setattr(rate_command, "_bind", lambda host, port: real_bind("127.0.0.1", 0))
