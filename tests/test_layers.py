@@ -179,22 +179,10 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-# models helper's files, merged after this branch: the lead deletes this entry at that merge
-# (that branch takes the circle apart).
-MERGING_CIRCLES: list[set[str]] = [
-    {
-        "diveval.models.embedders",
-        "diveval.models.generators",
-        "diveval.models.mpnet",
-        "diveval.models.resolve",
-    },
-]
-
-
 def test_the_modules_import_each_other_without_a_circle():
     graph = _module_graph()
     assert "diveval.api" in graph and graph["diveval.api"]  # the graph was read
-    circles = [c for c in _circles(graph) if set(c) not in MERGING_CIRCLES]
+    circles = _circles(graph)
     assert circles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
 
 
@@ -222,10 +210,6 @@ LAZY_BY_DESIGN: dict[tuple[str, str], str] = {
 # reason it cannot sit at the top of its module: a circle it breaks, or an optional dependency
 # the imported module loads at its top. None today: keep it that way.
 FUNCTION_LEVEL_ALLOWED: dict[tuple[str, str], str] = {}
-
-# models helper's files, merged after this branch: the lead resolves these at that merge (their
-# function-level imports move to the top there, or get an entry above with their reason).
-MERGING_FUNCTION_LEVEL = ["diveval.models", "diveval.context", "diveval.scale.ray_engine"]
 
 
 def _under(module: str, prefix: str) -> bool:
@@ -256,9 +240,7 @@ def test_diveval_modules_are_imported_at_the_top_of_modules():
     unexplained = sorted(
         f"{a}:{line} imports {b}"
         for a, line, b in _function_level_imports()
-        if (a, b) not in FUNCTION_LEVEL_ALLOWED
-        and _lazy_rule(a, b) is None
-        and not any(_under(a, m) for m in MERGING_FUNCTION_LEVEL)
+        if (a, b) not in FUNCTION_LEVEL_ALLOWED and _lazy_rule(a, b) is None
     )
     assert unexplained == [], f"{len(unexplained)} function-level imports:\n" + "\n".join(
         unexplained
