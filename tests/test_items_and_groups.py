@@ -77,4 +77,4 @@ def test_bad_group_and_output_arguments(capsys, tmp_path, systems):
     code, _, err = run(capsys, "score", path, "--summary", tmp_path / "s.csv")
     assert code == 2 and "add --by COLUMN" in err
     code, _, err = run(capsys, "score", path, "-m", "distinct-1", "--items", tmp_path / "x.xlsx")
-    assert code == 2 and "must end in .csv, .tsv or .jsonl" in err
+    assert code == 2 and "per-item output must end in .jsonl, .ndjson, .json, .csv or .tsv" in err
