@@ -63,6 +63,13 @@ def implemented_by(path: str) -> Callable[[_Fn], _Fn]:
     return mark
 
 
+def import_implementation(path: str) -> Callable[..., Any]:
+    """The function ``"module:function"`` names, imported now."""
+    module, name = path.split(":")
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return found
+
+
 @dataclass(frozen=True)
 class Metric:
     """A registered metric: ``compute(data, **fixed, **options) -> Score``.
@@ -148,11 +155,7 @@ class Metric:
         """The function that computes this metric: ``compute`` itself, or the function a registry
         wrapper names (:func:`implemented_by`), imported now."""
         path = getattr(self.compute, "implementation", None)
-        if path is None:
-            return self.compute
-        module, name = path.split(":")
-        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
-        return found
+        return self.compute if path is None else import_implementation(path)
 
     @property
     def takes_context(self) -> bool:

@@ -20,7 +20,7 @@ from ..models.devices import SETTINGS_OPTIONS, run_settings
 from ..models.embedders import embedder_for
 from ..models.resolve import nli_for
 from ..options import OPTION
-from ..registry import Metric, implemented_by, pair_mean_at_k, register_all
+from ..registry import Metric, implemented_by, import_implementation, pair_mean_at_k, register_all
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
@@ -49,12 +49,19 @@ def _nli(variant: str):
     return compute
 
 
-@implemented_by("diveval.semantic.embedding_diversity:embedding_diversity")
-def _sent_bert(sets, embedding_model=None, *, context=None, **options):
-    from .embedding_diversity import embedding_diversity
+def _embedding_row(path: str):
+    """The adapter of an embedding metric ``function(sets, model, **options)`` (``path``:
+    ``"module:function"``, imported when first called): the run's embedder, loaded once."""
 
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return embedding_diversity(sets, model, **rest)
+    @implemented_by(path)
+    def compute(sets, embedding_model=None, *, context=None, **options):
+        model, rest = _loaded(embedder_for, embedding_model, context, options)
+        return import_implementation(path)(sets, model, **rest)
+
+    return compute
+
+
+_sent_bert = _embedding_row("diveval.semantic.embedding_diversity:embedding_diversity")
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
@@ -63,70 +70,6 @@ def _vendi(data, embedding_model=None, *, context=None, **options):
 
     model, rest = _loaded(embedder_for, embedding_model, context, options)
     return vendi(data, "embedding", model=model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:rke")
-def _rke(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import rke
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return rke(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:dcscore")
-def _dcscore(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import dcscore
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return dcscore(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:intdiv")
-def _intdiv(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import intdiv
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return intdiv(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:vendi_weighted")
-def _vendi_weighted(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import vendi_weighted
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return vendi_weighted(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:intdiv_weighted")
-def _intdiv_weighted(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import intdiv_weighted
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return intdiv_weighted(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:logdet")
-def _logdet(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import logdet
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return logdet(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:chamfer")
-def _chamfer(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import chamfer
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return chamfer(sets, model, **rest)
-
-
-@implemented_by("diveval.semantic.set_geometry:remote_clique")
-def _remote_clique(sets, embedding_model=None, *, context=None, **options):
-    from .set_geometry import remote_clique
-
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return remote_clique(sets, model, **rest)
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
@@ -156,42 +99,42 @@ _GEOMETRY_REFERENCES = {
 _GEOMETRY = (
     (
         "rke",
-        _rke,
+        _embedding_row("diveval.semantic.set_geometry:rke"),
         "Rényi kernel entropy 1/||K/n||_F^2 of the embedding cosine kernel, per set: the "
         "order-2 Vendi Score (Jalali et al. 2023)",
         "Jalali et al. 2023",
     ),
     (
         "dcscore",
-        _dcscore,
+        _embedding_row("diveval.semantic.set_geometry:dcscore"),
         "DCScore tr(softmax_row(K/tau)), tau=1, of the embedding cosine kernel, per set "
         "(Zhu et al. 2025)",
         "Zhu et al. 2025",
     ),
     (
         "intdiv",
-        _intdiv,
+        _embedding_row("diveval.semantic.set_geometry:intdiv"),
         "internal diversity 1 - mean cosine of the set's embeddings, self-pairs included "
         "(vendi-score's intdiv, uniform weights)",
         "Friedman & Dieng 2022",
     ),
     (
         "logdet",
-        _logdet,
+        _embedding_row("diveval.semantic.set_geometry:logdet"),
         "log det(K + eps I), eps=1e-6, of the embedding cosine kernel, per set: the "
         "determinantal (DPP) volume of the responses (Kulesza & Taskar 2012)",
         "Kulesza & Taskar 2012",
     ),
     (
         "chamfer",
-        _chamfer,
+        _embedding_row("diveval.semantic.set_geometry:chamfer"),
         "Chamfer distance: mean over responses of the cosine distance to the nearest other "
         "response of the set (Cox et al. 2021)",
         "Cox et al. 2021",
     ),
     (
         "remote-clique",
-        _remote_clique,
+        _embedding_row("diveval.semantic.set_geometry:remote_clique"),
         "remote clique: mean cosine distance over the pairs of a set (Cox et al. 2021)",
         "Cox et al. 2021",
     ),
@@ -284,14 +227,14 @@ GEOMETRY = [
         for name, compute, text, reference in (
             (
                 "vendi-weighted",
-                _vendi_weighted,
+                _embedding_row("diveval.semantic.set_geometry:vendi_weighted"),
                 "probability-weighted Vendi Score, kernel K o sqrt(p) sqrt(p)^T with p the "
                 "responses' sequence probabilities (the input's logprobs), per set",
                 "vendi-score 0.0.3 (score_K with p on the same cosine kernel, to 1e-9)",
             ),
             (
                 "intdiv-weighted",
-                _intdiv_weighted,
+                _embedding_row("diveval.semantic.set_geometry:intdiv_weighted"),
                 "internal diversity 1 - sum_ij p_i p_j K_ij with p the responses' sequence "
                 "probabilities (the input's logprobs), per set",
                 "vendi-score 0.0.3 (intdiv_K with p on the same cosine kernel, to 1e-12)",
