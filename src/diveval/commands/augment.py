@@ -6,7 +6,7 @@ import json
 import time
 
 from ..io import json_out
-from . import add_json_flag, add_online_flag, help_formatter
+from . import add_json_flag, add_online_flag
 
 EPILOG = """examples:
   diveval augment items.jsonl --corpus chitchat --k 10 --out augmented.jsonl
@@ -45,7 +45,6 @@ def add_parser(sub):
         "BM25 retrieval (past, response, future) over dialogue corpora and by\n"
         "templated commonsense inferences; write them with their sources.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="items: .jsonl, or a .json list")
     p.add_argument(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag
 
 EPILOG = """examples:
   diveval generate dev.json --generator pool --metric avg-distinct --out pool.jsonl
@@ -27,7 +27,6 @@ def add_parser(sub):
         "than --max-samples were drawn, drop the response whose removal "
         "leaves the most diverse subset and sample a replacement.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="JSON lines of contexts (see below)")
     p.add_argument(

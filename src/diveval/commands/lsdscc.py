@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, help_formatter, print_json
+from . import add_json_flag, print_json
 
 EPILOG = """examples:
   diveval lsdscc test.group.json hyps.txt                 mean MaxBLEU, MDS, PDS over the queries
@@ -24,7 +24,6 @@ def add_parser(sub):
         "PDS = share of references in covered groups, MaxBLEU = mean best score.\n"
         "Values are means over queries.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("groups", help="reference groups, JSON {query: {group_id: [references]}}")
     p.add_argument("hypotheses", help="one line per query, hypotheses separated by </s>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import add_json_flag, add_online_flag, help_formatter, print_json
+from . import add_json_flag, add_online_flag, print_json
 
 EPILOG = """examples:
   diveval nli-eval                                   the NLI model that ships with diveval
@@ -23,7 +23,6 @@ def add_parser(sub):
         description="Accuracy, per-class F1 and the majority-class baseline of an NLI "
         "model on the held-out sets of the labelled NLI data.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("--model", default=None, help="model name or path (default: the shipped model)")
     p.add_argument(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag
 
 EPILOG = """examples:
   diveval sample prompts.txt --model smollm2 --k 5 --out samples.jsonl
@@ -29,7 +29,6 @@ def add_parser(sub):
         "with the earlier ones in the conversation), paraphrase (one per paraphrased prompt), "
         "system-prompt (under a system prompt asking for a novel answer).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", metavar="PROMPTS", help="JSON lines with prompt, or a .txt file")
     p.add_argument(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
 
 EPILOG = """examples:
   diveval thresholds ../shared/data/dailydialog-plusplus/dev.json
@@ -20,7 +20,6 @@ def add_parser(sub):
         "Hearst 2022 use the 90th percentile over DailyDialog++'s five "
         "positive responses per context).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "input", help='JSON lines: DailyDialog++ records or {"responses": [...]} per line'
