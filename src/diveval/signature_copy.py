@@ -9,10 +9,12 @@ checkers. :func:`same_signature` gives the wrapper the wrapped function's parame
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, ParamSpec, TypeVar
+from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+S = TypeVar("S")
+T = TypeVar("T")
 
 
 def same_signature(source: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
@@ -23,6 +25,23 @@ def same_signature(source: Callable[P, Any]) -> Callable[[Callable[..., R]], Cal
     def declare(wrapper: Callable[..., R]) -> Callable[P, R]:
         returns = inspect.signature(wrapper).return_annotation
         signature = inspect.signature(source).replace(return_annotation=returns)
+        wrapper.__signature__ = signature  # type: ignore[attr-defined]
+        return wrapper
+
+    return declare
+
+
+def same_options(
+    source: Callable[Concatenate[Any, Any, P], Any],
+) -> Callable[[Callable[Concatenate[S, T, ...], R]], Callable[Concatenate[S, T, P], R]]:
+    """Like :func:`same_signature` for a wrapper that keeps its own first two parameters (what it
+    scores, in its own shape) and takes ``source``'s other parameters after them."""
+
+    def declare(wrapper: Callable[Concatenate[S, T, ...], R]) -> Callable[Concatenate[S, T, P], R]:
+        own = inspect.signature(wrapper)
+        first_two = list(own.parameters.values())[:2]
+        rest = list(inspect.signature(source).parameters.values())[2:]
+        signature = own.replace(parameters=[*first_two, *rest])
         wrapper.__signature__ = signature  # type: ignore[attr-defined]
         return wrapper
 

@@ -70,10 +70,7 @@ def add_parser(sub):
     g = p.add_argument_group("model generators")
     from .options import DTG_TOP_P, add_sampling_flags
 
-    add_sampling_flags(g, top_p=DTG_TOP_P, top_k=True)
-    g.add_argument(
-        "--max-new-tokens", type=int, default=40, help="length cap of a response, in tokens"
-    )
+    add_sampling_flags(g, top_p=DTG_TOP_P, max_tokens=("--max-new-tokens", 40), top_k=True)
     p.add_argument(
         "--bertscore",
         action="store_true",
