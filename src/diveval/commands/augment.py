@@ -7,6 +7,7 @@ import time
 
 from ..io import json_out
 from . import add_json_flag, add_online_flag, add_valued_flags, same_names
+from .options import add_option_flags
 
 EPILOG = """examples:
   diveval augment items.jsonl --corpus chitchat --k 10 --out augmented.jsonl
@@ -120,8 +121,6 @@ def add_parser(sub):
     )
     g.add_argument("--keep-stopwords", action="store_true", help="index English stopwords too")
     add_online_flag(p)
-    from .options import add_option_flags
-
     add_option_flags(p, "threads")
     add_json_flag(p)
     return p

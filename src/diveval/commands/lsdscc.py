@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import add_json_flag, print_json
+from .options import add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval lsdscc test.group.json hyps.txt                 mean MaxBLEU, MDS, PDS over the queries
@@ -38,8 +39,6 @@ def add_parser(sub):
         action="store_true",
         help="show which group each hypothesis is aligned to (with --json: include it)",
     )
-    from .options import add_option_flags
-
     add_option_flags(p, "aligner", "embedding_model", "device", "batch_size")
     add_json_flag(p)
     return p
@@ -51,8 +50,6 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     data = read_lsdscc(args.groups, args.hypotheses, args.queries, args.eos)
-    from .options import metric_options
-
     options = metric_options(args, "aligner", "embedding_model", "device", "batch_size")
     res = lsdscc_corpus(
         data.hypothesis_sets,

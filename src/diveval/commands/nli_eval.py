@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import add_json_flag, add_online_flag, print_json
+from .options import add_option_flags
 
 EPILOG = """examples:
   diveval nli-eval                                   the NLI model that ships with diveval
@@ -32,8 +33,6 @@ def add_parser(sub):
         "beside the diveval checkout)",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N pairs of each set")
-    from .options import add_option_flags
-
     add_option_flags(p, "batch_size")
     add_online_flag(p)
     add_json_flag(p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..io import json_out
 from . import add_json_flag, add_valued_flags, same_names
+from .options import add_option_flags, add_sampling_flags
 
 EPILOG = """examples:
   diveval sample prompts.txt --model smollm2 --k 5 --out samples.jsonl
@@ -66,8 +67,6 @@ def add_parser(sub):
         help="paraphrase protocol: the input field with at least k paraphrases",
     )
     g = p.add_argument_group("sampling (recorded in every record and every score's signature)")
-    from .options import add_sampling_flags
-
     add_sampling_flags(g, top_p=None, max_tokens=("--max-tokens", 512))
     g.add_argument(
         "--seed", type=int, default=0, help="seed of the run; each request's derives from it"
@@ -93,8 +92,6 @@ def add_parser(sub):
         help="openai-compatible: the environment variable holding the server's key",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N prompts")
-    from .options import add_option_flags
-
     add_option_flags(p, "device", "threads")
     add_json_flag(p)
     return p

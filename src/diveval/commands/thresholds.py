@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import add_json_flag, add_metric_flag, print_json
+from .options import MODEL_FLAGS, add_model_options, add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval thresholds ../shared/data/dailydialog-plusplus/dev.json
@@ -41,8 +42,6 @@ def add_parser(sub):
         default=None,
         help='which list holds a set (default: "responses", or "positive_responses")',
     )
-    from .options import add_model_options, add_option_flags
-
     # unset, each preset takes the tokenizer of its paper (avg-distinct: Tevet's)
     add_option_flags(p, "tokenizer", "lowercase")
     add_model_options(p)
@@ -58,8 +57,6 @@ def run(args) -> int:
     from ..report.tables import counted, render_table
 
     sets = read_response_sets(args.input, args.field)
-    from .options import MODEL_FLAGS, metric_options
-
     options = metric_options(args, "tokenizer", "lowercase", *MODEL_FLAGS)
     results = [
         percentile_threshold(sets, m, args.percentile, **options)
