@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
         "state",
         "options",
         "progress",
+        "signature_copy",
         "sizes",
     },
     {"text", "context", "registry", "catalog"},

@@ -11,9 +11,10 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from ._version import __version__
+from .commands import help_formatter
 from .errors import DivevalError
 from .models.devices import SETTINGS_OPTIONS, resolve_settings
 from .models.offline import ONLINE_ENV
@@ -51,6 +52,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _CommandParser(_Parser):
+    """The parser of every command, and of its actions (argparse gives a parser's subparsers its
+    class): examples kept as written and defaults shown, by the commands' help formatter."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", help_formatter())
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="diveval",
@@ -59,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"diveval {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     for name in COMMANDS:
         module = importlib.import_module(f"diveval.commands.{name.replace('-', '_')}")
         sp = module.add_parser(sub)

@@ -44,6 +44,7 @@ __all__ = [
     "pair_mean_at_k",
     "register",
     "register_all",
+    "register_tables",
 ]
 
 DIRECTIONS = ("higher", "lower")
@@ -249,6 +250,13 @@ def register_all(table: Iterable[Metric]) -> None:
     """Register a family's table: one ``Metric`` row per metric (see docs/guides/adding-a-metric.md)."""
     for row in table:
         register(row)
+
+
+def register_tables(tables: dict[str, list[Metric]]) -> list[Metric]:
+    """Register a family's titled groups of rows (its ``TABLES``); returns them as one table."""
+    table = [row for rows in tables.values() for row in rows]
+    register_all(table)
+    return table
 
 
 def all_metrics() -> dict[str, Metric]:

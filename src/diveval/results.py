@@ -81,10 +81,7 @@ class Score:
 
     def to_dict(self, with_items: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "metric": self.metric,
-            "value": self.value,
-            "setting": self.setting,
-            "signature": self.signature,
+            k: getattr(self, k) for k in ("metric", "value", "setting", "signature")
         }
         details = self.details if with_items else _without_arrays(self.details)
         if details:

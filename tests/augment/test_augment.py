@@ -3,8 +3,10 @@ brute-force ranking), commonsense templates (the paper's examples), the pipeline
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
+import pydoc
 import re
 
 import numpy as np
@@ -26,6 +28,7 @@ from diveval.augment import (
     read_multirefeval,
     to_sentence,
 )
+from diveval.augment.pipeline import iter_augmented
 from diveval.errors import InputError
 
 # ---------------------------------------------------------------- templates
@@ -333,3 +336,14 @@ def test_cli_augment_writes_audit_file(tmp_path, capsys):
         )
         == 2
     )
+
+
+def test_augment_declares_the_parameters_of_iter_augmented():
+    """augment passes its arguments on to iter_augmented: help() and inspect list the same
+    parameters (names, kinds, defaults, annotations), not ``*args, **options``."""
+    ours, theirs = inspect.signature(augment), inspect.signature(iter_augmented)
+    assert list(ours.parameters.values()) == list(theirs.parameters.values())
+    assert "retriever" in ours.parameters and "k" in ours.parameters
+    assert ours.parameters["k"].default == 10
+    assert ours.return_annotation == "list[dict]"  # its own: all items at once
+    assert "retriever" in pydoc.render_doc(augment)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 import warnings
 
@@ -235,3 +236,13 @@ def test_on_diversity_eval_responses():
     assert sacrebleu_corpus_bleu(hyps, refs) == pytest.approx(
         sacrebleu.corpus_bleu(hyps, _streams(refs)).score, abs=1e-9
     )
+
+
+def test_sentence_bleu_declares_corpus_bleus_options():
+    """sentence_bleu is corpus_bleu of one segment (as nltk defines it): its own two first
+    parameters, then corpus_bleu's options, visible to help() and inspect."""
+    ours = list(inspect.signature(sentence_bleu).parameters.values())
+    theirs = list(inspect.signature(corpus_bleu).parameters.values())
+    assert [p.name for p in ours[:2]] == ["hypothesis", "references"]
+    assert ours[2:] == theirs[2:] and theirs[2].name == "max_n"
+    assert inspect.signature(sentence_bleu).parameters["smoothing"].default == "method1"

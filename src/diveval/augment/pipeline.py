@@ -24,6 +24,7 @@ from ..io import json_out
 from ..io.readers import iter_jsonl, read_text
 from ..io.resume import read_resumable
 from ..progress import track
+from ..signature_copy import same_signature
 from .adapters import ContextAdapter, IdentityAdapter
 from .commonsense import KnowledgeSource, to_sentence
 from .retrieval import BM25Retriever, Query, normalise
@@ -59,13 +60,6 @@ def item_fields(rec: dict, index: int) -> tuple[list[str], str, list[str], list[
         raise InputError(f'item {index}: "future" must be a list of turns')
     key = rec.get("id", rec.get("context_id"))
     return ctx, ref, fut, list(refs) or [ref], None if key is None else str(key)
-
-
-def augment(items: Iterable[dict], *args: Any, **options: Any) -> list[dict]:
-    """Add up to ``k`` retrieved references (and any commonsense ones, and paraphrases of the
-    human references when a ``paraphraser`` is given) to every item: ``iter_augmented``'s
-    arguments, all items at once."""
-    return list(iter_augmented(items, *args, **options))
 
 
 def iter_augmented(
@@ -121,6 +115,14 @@ def _paraphrases(refs: Sequence[str], paraphraser: Any) -> list[dict]:
                 {"text": text, "source": "paraphrase", "of": ref, "paraphraser": paraphraser.name}
             )
     return out
+
+
+@same_signature(iter_augmented)
+def augment(*args: Any, **options: Any) -> list[dict]:
+    """Add up to ``k`` retrieved references (and any commonsense ones, and paraphrases of the
+    human references when a ``paraphraser`` is given) to every item: ``iter_augmented``'s
+    parameters, all items at once."""
+    return list(iter_augmented(*args, **options))
 
 
 def augment_to_file(

@@ -49,6 +49,18 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_valued_flags(group: Any, *rows: tuple[str, Any, str]) -> None:
+    """Flags that take one value, declared as rows (flag, default, help): the value's type is the
+    default's, so the two cannot disagree."""
+    for flag, default, text in rows:
+        group.add_argument(flag, type=type(default), default=default, help=text)
+
+
+def same_names(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """``{name: args.<name>}``: parsed flags passed on to the parameters of the same names."""
+    return {name: getattr(args, name) for name in names}
+
+
 def add_online_flag(parser) -> None:
     """--online, on the commands that load Hugging Face models: diveval keeps the hub offline
     unless asked (see ``diveval.models.offline``)."""

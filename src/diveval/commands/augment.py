@@ -6,7 +6,8 @@ import json
 import time
 
 from ..io import json_out
-from . import add_json_flag, add_online_flag, help_formatter
+from . import add_json_flag, add_online_flag, add_valued_flags, same_names
+from .options import add_option_flags
 
 EPILOG = """examples:
   diveval augment items.jsonl --corpus chitchat --k 10 --out augmented.jsonl
@@ -36,6 +37,20 @@ PARAPHRASE baseline). OUT is written item by item: an interrupted run started ag
 same options resumes where it stopped.
 """
 
+#: DELOREAN's numeric settings (flag, default, help): SCARCE used the authors' defaults.
+DELOREAN_FLAGS = (
+    ("--iterations", 5, "backward/forward passes"),
+    ("--backward-iters", 5, "steps per backward pass"),
+    ("--mix-rate", 0.92, "weight of the LM's forward logits"),
+    ("--stepsize", 0.0004, "backward step"),
+)
+#: BM25 retrieval's settings (flag, default, help): the SCARCE paper's.
+BM25_FLAGS = (
+    ("--k1", 0.5, "BM25 k1 (default 0.5, the paper's)"),
+    ("--b", 0.7, "BM25 b (default 0.7, the paper's)"),
+    ("--window", 2, "turns of past and future (default 2)"),
+)
+
 
 def add_parser(sub):
     p = sub.add_parser(
@@ -45,7 +60,6 @@ def add_parser(sub):
         "BM25 retrieval (past, response, future) over dialogue corpora and by\n"
         "templated commonsense inferences; write them with their sources.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="items: .jsonl, or a .json list")
     p.add_argument(
@@ -88,10 +102,7 @@ def add_parser(sub):
         metavar="NAME_OR_PATH",
         help="causal LM of DELOREAN (default smollm2, offline; the paper used gpt2-medium)",
     )
-    a.add_argument("--iterations", type=int, default=5, help="backward/forward passes")
-    a.add_argument("--backward-iters", type=int, default=5, help="steps per backward pass")
-    a.add_argument("--mix-rate", type=float, default=0.92, help="weight of the LM's forward logits")
-    a.add_argument("--stepsize", type=float, default=0.0004, help="backward step")
+    add_valued_flags(a, *DELOREAN_FLAGS)
     a.add_argument(
         "--init",
         choices=["greedy", "teacher"],
@@ -101,9 +112,7 @@ def add_parser(sub):
     )
     a.add_argument("--seed", type=int, default=0, help="random seed")
     g = p.add_argument_group("retrieval")
-    g.add_argument("--k1", type=float, default=0.5, help="BM25 k1 (default 0.5, the paper's)")
-    g.add_argument("--b", type=float, default=0.7, help="BM25 b (default 0.7, the paper's)")
-    g.add_argument("--window", type=int, default=2, help="turns of past and future (default 2)")
+    add_valued_flags(g, *BM25_FLAGS)
     g.add_argument(
         "--zero",
         choices=["drop", "floor"],
@@ -112,8 +121,6 @@ def add_parser(sub):
     )
     g.add_argument("--keep-stopwords", action="store_true", help="index English stopwords too")
     add_online_flag(p)
-    from .options import add_option_flags
-
     add_option_flags(p, "threads")
     add_json_flag(p)
     return p
@@ -283,12 +290,9 @@ def _generative_parts(args, relations):
 
         adapter = DeloreanAdapter(
             lm(args.lm),
-            iterations=args.iterations,
-            backward_iters=args.backward_iters,
-            mix_rate=args.mix_rate,
-            stepsize=args.stepsize,
-            seed=args.seed,
-            init=args.init,
+            **same_names(
+                args, "iterations", "backward_iters", "mix_rate", "stepsize", "seed", "init"
+            ),
         )
     elif args.lm:
         raise InputError("--lm is the LM of --adapter delorean; add --adapter delorean")

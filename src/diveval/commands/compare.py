@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..meta import compare as cmp
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
 from .options import (
     add_at_k_options,
     add_input_flags,
@@ -41,7 +41,6 @@ def add_parser(sub):
         "the sign flip of per-prompt differences for per-set metrics, corpus metrics recomputed "
         "from the swapped states), and Holm-adjusted p-values over all rows.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "inputs",

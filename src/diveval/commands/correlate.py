@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
 from .options import add_bootstrap_options, bootstrap_arguments
 
 EPILOG = """examples:
@@ -25,7 +25,6 @@ def add_parser(sub):
         "p-values) of metric columns with a human-score column, with "
         "seeded percentile bootstrap intervals.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="a .csv/.tsv or .jsonl file")
     p.add_argument("--human", required=True, metavar="COLUMN", help="the human-score column")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag
+from .options import DTG_TOP_P, MODEL_FLAGS, add_model_options, add_option_flags, add_sampling_flags
+from .options import metric_options as options_of
 
 EPILOG = """examples:
   diveval generate dev.json --generator pool --metric avg-distinct --out pool.jsonl
@@ -27,7 +29,6 @@ def add_parser(sub):
         "than --max-samples were drawn, drop the response whose removal "
         "leaves the most diverse subset and sample a replacement.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="JSON lines of contexts (see below)")
     p.add_argument(
@@ -69,19 +70,12 @@ def add_parser(sub):
     )
     p.add_argument("--shuffle-seed", type=int, default=0, help="seed of the pool order (default 0)")
     g = p.add_argument_group("model generators")
-    from .options import DTG_TOP_P, add_sampling_flags
-
-    add_sampling_flags(g, top_p=DTG_TOP_P, top_k=True)
-    g.add_argument(
-        "--max-new-tokens", type=int, default=40, help="length cap of a response, in tokens"
-    )
+    add_sampling_flags(g, top_p=DTG_TOP_P, max_tokens=("--max-new-tokens", 40), top_k=True)
     p.add_argument(
         "--bertscore",
         action="store_true",
         help="relevance also by BERTScore F1 against the references (models extra)",
     )
-    from .options import add_model_options, add_option_flags
-
     add_option_flags(p, "tokenizer")  # unset: each preset takes the tokenizer of its paper
     add_model_options(p)
     add_json_flag(p)
@@ -166,8 +160,6 @@ def run(args) -> int:
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts
-    from .options import MODEL_FLAGS
-    from .options import metric_options as options_of
 
     items = read_contexts(
         args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()], args.shuffle_seed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
 from .options import DEFAULT_SEED, add_option_flags, metric_options
 
 EPILOG = """examples:
@@ -28,7 +28,6 @@ def add_parser(sub):
         "(from the EAD paper's designated distribution and/or a corpus), "
         "score each set, and fit the slope of each metric against L.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "--corpus",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, help_formatter, print_json
+from . import add_json_flag, print_json
+from .options import add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval lsdscc test.group.json hyps.txt                 mean MaxBLEU, MDS, PDS over the queries
@@ -24,7 +25,6 @@ def add_parser(sub):
         "PDS = share of references in covered groups, MaxBLEU = mean best score.\n"
         "Values are means over queries.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("groups", help="reference groups, JSON {query: {group_id: [references]}}")
     p.add_argument("hypotheses", help="one line per query, hypotheses separated by </s>")
@@ -39,8 +39,6 @@ def add_parser(sub):
         action="store_true",
         help="show which group each hypothesis is aligned to (with --json: include it)",
     )
-    from .options import add_option_flags
-
     add_option_flags(p, "aligner", "embedding_model", "device", "batch_size")
     add_json_flag(p)
     return p
@@ -52,8 +50,6 @@ def run(args) -> int:
     from ..report.tables import render_table
 
     data = read_lsdscc(args.groups, args.hypotheses, args.queries, args.eos)
-    from .options import metric_options
-
     options = metric_options(args, "aligner", "embedding_model", "device", "batch_size")
     res = lsdscc_corpus(
         data.hypothesis_sets,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, help_formatter, print_warnings
+from . import add_json_flag, print_warnings
 
 EPILOG = """examples:
   for i in 0 1 2 3; do diveval score big.jsonl --shard $i/4 --state out.$i.state; done
@@ -17,7 +17,6 @@ def add_parser(sub):
         description="Join the per-set scores and merge the corpus states written by "
         "`diveval score --shard I/N --state FILE`: the same values and signatures as one run.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("states", nargs="+", metavar="STATE", help="shard files, in any order")
     p.add_argument("--items", action="store_true", help="with --json: include per-item values")

@@ -10,7 +10,7 @@ from ..meta.agreement import DEFAULT_TOKENIZER as TEVET_TOKENIZER
 from ..meta.agreement import agreement
 from ..meta.tevet import HUMAN, tevet_test
 from ..progress import track
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
 from .options import (
     MODEL_FLAGS,
     add_bootstrap_options,
@@ -39,7 +39,6 @@ def add_parser(sub):
         help="meta-evaluation of metrics (Tevet & Berant tests)",
         description="Meta-evaluation: does a diversity metric track diversity?",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     msub = p.add_subparsers(dest="meta_command", metavar="TEST", parser_class=type(p))
     t = msub.add_parser(
@@ -51,7 +50,6 @@ def add_parser(sub):
         "with bootstrap intervals (default: the NLI Diversity paper's "
         "1,000 resamples of half the rows).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     _add_tevet_file_flags(
         t,
@@ -113,7 +111,6 @@ def add_agreement_parser(msub) -> None:
         "oriented by the metric's direction, each with a seeded bootstrap interval over sets; "
         "ranks from paired bootstrap differences in rho.",
         epilog=AGREEMENT_EPILOG,
-        formatter_class=help_formatter(),
     )
     _add_tevet_file_flags(
         a,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, help_formatter, print_json
+from . import add_json_flag, print_json
 
 
 def add_parser(sub):
@@ -11,7 +11,6 @@ def add_parser(sub):
         help="list the available metrics",
         description="List every registered metric with its settings, options and description.",
         epilog="examples:\n  diveval metrics --json\n  diveval metrics --recommended",
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "--recommended",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import add_json_flag, add_online_flag, help_formatter, print_json
+from . import add_json_flag, add_online_flag, print_json
+from .options import add_option_flags
 
 EPILOG = """examples:
   diveval nli-eval                                   the NLI model that ships with diveval
@@ -23,7 +24,6 @@ def add_parser(sub):
         description="Accuracy, per-class F1 and the majority-class baseline of an NLI "
         "model on the held-out sets of the labelled NLI data.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("--model", default=None, help="model name or path (default: the shipped model)")
     p.add_argument(
@@ -33,8 +33,6 @@ def add_parser(sub):
         "beside the diveval checkout)",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N pairs of each set")
-    from .options import add_option_flags
-
     add_option_flags(p, "batch_size")
     add_online_flag(p)
     add_json_flag(p)

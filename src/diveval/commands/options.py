@@ -179,9 +179,12 @@ def add_engine_options(p: Any) -> None:
     add_option_flags(p, "memory_budget", "pairs", "pairs_seed")
 
 
-def add_sampling_flags(g: Any, *, top_p: float | None, top_k: bool = False) -> None:
+def add_sampling_flags(
+    g: Any, *, top_p: float | None, max_tokens: tuple[str, int], top_k: bool = False
+) -> None:
     """How a model samples a response, into group ``g``: --temperature, --top-p (``top_p``: the
-    command's default; None: not sent, the server's own) and, with ``top_k``, --top-k."""
+    command's default; None: not sent, the server's own), with ``top_k`` --top-k, and the length
+    cap (``max_tokens``: the command's flag and default)."""
     g.add_argument("--temperature", type=float, default=TEMPERATURE, help="sampling temperature")
     g.add_argument(
         "--top-p",
@@ -194,6 +197,8 @@ def add_sampling_flags(g: Any, *, top_p: float | None, top_k: bool = False) -> N
         g.add_argument(
             "--top-k", type=int, default=TOP_K, help="keep the k likeliest tokens; 0: off"
         )
+    flag, default = max_tokens
+    g.add_argument(flag, type=int, default=default, help="length cap of a response, in tokens")
 
 
 def add_at_k_options(p: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from . import add_json_flag, help_formatter, print_json
+from . import add_json_flag, print_json
 from .options import add_input_flags, add_model_options, add_option_flags, metric_options
 
 EPILOG = """examples:
@@ -28,7 +28,6 @@ def add_parser(sub):
         "would show at k responses per prompt, below or above the k it was sampled with "
         "(Chao et al. 2014), with bootstrap intervals and a curve per system.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file of response sets")
     add_input_flags(p, "the field holding the responses")

@@ -14,7 +14,6 @@ from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
 from ..rate.store import Store
 from ..rate.study import DEFAULT_SEED, create_study, load_study
 from ..report.tables import counted
-from . import help_formatter
 
 EPILOG = """examples:
   diveval rate init sys_a.txt sys_b.txt sys_c.txt --subsets 100 --size 15 --seed 1 \\
@@ -39,7 +38,6 @@ def add_parser(sub):
         "(sets of K responses per system shown side by side, scores 1-50, Pearson filter, "
         "min-max normalisation to [0, 10]).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     action = p.add_subparsers(dest="rate_command", metavar="ACTION", required=True)
     _add_init(action)
@@ -49,7 +47,7 @@ def add_parser(sub):
 
 
 def _add_init(action) -> None:
-    init = action.add_parser("init", help="build a study folder", formatter_class=help_formatter())
+    init = action.add_parser("init", help="build a study folder")
     init.add_argument("systems", nargs="+", help="one .txt/.jsonl file of responses per system")
     init.add_argument("--subsets", type=int, required=True, metavar="N", help="pages to rate")
     init.add_argument("--size", type=int, required=True, metavar="K", help="queries per page")
@@ -75,9 +73,7 @@ def _add_init(action) -> None:
 
 
 def _add_serve(action) -> None:
-    serve = action.add_parser(
-        "serve", help="serve the rater and admin pages", formatter_class=help_formatter()
-    )
+    serve = action.add_parser("serve", help="serve the rater and admin pages")
     serve.add_argument("study", help="the study folder")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind")
     serve.add_argument("--port", type=int, default=8000, help="port")
@@ -95,7 +91,6 @@ def _add_export(action) -> None:
     export = action.add_parser(
         "export",
         help="aggregate the ratings and add diveval's metrics",
-        formatter_class=help_formatter(),
     )
     export.add_argument("study", help="the study folder")
     export.add_argument("-o", "--output", required=True, help="CSV, one row per system")

@@ -11,7 +11,6 @@ import math
 from typing import Any, Sequence
 
 from ..errors import InputError
-from . import help_formatter
 
 EPILOG = """examples:
   diveval score sets.jsonl --by system --json --items --summary systems.csv > run.json
@@ -38,7 +37,6 @@ def add_parser(sub):
         "metrics, distinct@k and length-bias curves, human agreement, the most and least diverse "
         "sets, and the provenance of every number.",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="files other diveval commands wrote")
     p.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..io import json_out
-from . import add_json_flag, help_formatter
+from . import add_json_flag, add_valued_flags, same_names
+from .options import add_option_flags, add_sampling_flags
 
 EPILOG = """examples:
   diveval sample prompts.txt --model smollm2 --k 5 --out samples.jsonl
@@ -19,6 +20,18 @@ input's fields, "prompt", "model", "responses" (k strings), "sampling" (every se
 options are refused. openai: reads its key from OPENAI_API_KEY only.
 """
 
+#: The flags that are SamplingSettings fields of the same name.
+SAMPLING_FLAGS = (
+    "model",
+    "protocol",
+    "k",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "seed",
+    "paraphrase_field",
+)
+
 
 def add_parser(sub):
     p = sub.add_parser(
@@ -29,7 +42,6 @@ def add_parser(sub):
         "with the earlier ones in the conversation), paraphrase (one per paraphrased prompt), "
         "system-prompt (under a system prompt asking for a novel answer).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument("input", metavar="PROMPTS", help="JSON lines with prompt, or a .txt file")
     p.add_argument(
@@ -55,10 +67,7 @@ def add_parser(sub):
         help="paraphrase protocol: the input field with at least k paraphrases",
     )
     g = p.add_argument_group("sampling (recorded in every record and every score's signature)")
-    from .options import add_sampling_flags
-
-    add_sampling_flags(g, top_p=None)
-    g.add_argument("--max-tokens", type=int, default=512, help="length cap of a response")
+    add_sampling_flags(g, top_p=None, max_tokens=("--max-tokens", 512))
     g.add_argument(
         "--seed", type=int, default=0, help="seed of the run; each request's derives from it"
     )
@@ -70,9 +79,12 @@ def add_parser(sub):
         "the backend gives them: `logprobs`, one sum per response, and `token_logprobs`)",
     )
     r = p.add_argument_group("requests")
-    r.add_argument("--concurrency", type=int, default=8, help="requests in flight at most")
-    r.add_argument("--retries", type=int, default=8, help="tries after the first (429, 5xx...)")
-    r.add_argument("--timeout", type=float, default=60.0, help="seconds a request may take")
+    add_valued_flags(
+        r,
+        ("--concurrency", 8, "requests in flight at most"),
+        ("--retries", 8, "tries after the first (429, 5xx...)"),
+        ("--timeout", 60.0, "seconds a request may take"),
+    )
     r.add_argument(
         "--api-key-env",
         default=None,
@@ -80,8 +92,6 @@ def add_parser(sub):
         help="openai-compatible: the environment variable holding the server's key",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N prompts")
-    from .options import add_option_flags
-
     add_option_flags(p, "device", "threads")
     add_json_flag(p)
     return p
@@ -137,14 +147,7 @@ def run(args) -> int:
 
     spec = parse_spec(args.model)
     settings = SamplingSettings(
-        model=args.model,
-        protocol=args.protocol,
-        k=args.k,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        paraphrase_field=args.paraphrase_field,
+        **same_names(args, *SAMPLING_FLAGS),
         logprobs=args.record_logprobs,
     )
     policy = RetryPolicy(retries=args.retries, timeout=args.timeout)

@@ -8,7 +8,7 @@ from ..errors import InputError
 from ..meta.levels import DEFAULT_DRAWS
 from ..models.devices import SETTINGS_OPTIONS
 from ..scale.engine import EngineOptions
-from . import add_json_flag, add_metric_flag, help_formatter, print_json, print_warnings
+from . import add_json_flag, add_metric_flag, print_json, print_warnings
 from .options import (
     add_at_k_options,
     add_engine_options,
@@ -41,7 +41,6 @@ def add_parser(sub):
         description="Compute diversity metrics over a corpus (.txt, one response per "
         "line) or response sets (.jsonl / .csv).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "input",

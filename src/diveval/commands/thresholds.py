@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import add_json_flag, add_metric_flag, help_formatter, print_json
+from . import add_json_flag, add_metric_flag, print_json
+from .options import MODEL_FLAGS, add_model_options, add_option_flags, metric_options
 
 EPILOG = """examples:
   diveval thresholds ../shared/data/dailydialog-plusplus/dev.json
@@ -20,7 +21,6 @@ def add_parser(sub):
         "Hearst 2022 use the 90th percentile over DailyDialog++'s five "
         "positive responses per context).",
         epilog=EPILOG,
-        formatter_class=help_formatter(),
     )
     p.add_argument(
         "input", help='JSON lines: DailyDialog++ records or {"responses": [...]} per line'
@@ -42,8 +42,6 @@ def add_parser(sub):
         default=None,
         help='which list holds a set (default: "responses", or "positive_responses")',
     )
-    from .options import add_model_options, add_option_flags
-
     # unset, each preset takes the tokenizer of its paper (avg-distinct: Tevet's)
     add_option_flags(p, "tokenizer", "lowercase")
     add_model_options(p)
@@ -59,8 +57,6 @@ def run(args) -> int:
     from ..report.tables import counted, render_table
 
     sets = read_response_sets(args.input, args.field)
-    from .options import MODEL_FLAGS, metric_options
-
     options = metric_options(args, "tokenizer", "lowercase", *MODEL_FLAGS)
     results = [
         percentile_threshold(sets, m, args.percentile, **options)

@@ -34,7 +34,7 @@ Rules this module fixes (the paper leaves them open):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Optional, Sequence
 
 from ..errors import InputError
@@ -75,11 +75,18 @@ class Step:
     added: str
 
 
-@dataclass(frozen=True)
+#: The fields a record holds only when there is something to say (a report, the steps asked for).
+_OPTIONAL = ("report", "steps")
+
+
+@dataclass(frozen=True, kw_only=True)
 class ThresholdResult:
+    """One context's run; its fields in the order its record (``to_dict``) writes them."""
+
     context: Any
     metric: str
     threshold: float
+    threshold_source: str = ""  # which threshold and why (a preset's, measured for a model, given)
     start: tuple[str, ...]
     start_diversity: float
     end: tuple[str, ...]
@@ -89,40 +96,18 @@ class ThresholdResult:
     stop: str  # "reached", "budget" or "exhausted"
     overlap: int  # responses of the starting set still in the ending set
     keep: str = "last"
-    steps: tuple[Step, ...] = ()
     signature: str = ""
     report: dict = field(default_factory=dict)  # {metric: {"start": x, "end": y}}
-    threshold_source: str = ""  # which threshold and why (a preset's, measured for a model, given)
+    steps: tuple[Step, ...] = ()
 
     def to_dict(self, with_steps: bool = False) -> dict[str, Any]:
-        out = {
-            "context": self.context,
-            "metric": self.metric,
-            "threshold": self.threshold,
-            "threshold_source": self.threshold_source,
-            "start": list(self.start),
-            "start_diversity": self.start_diversity,
-            "end": list(self.end),
-            "end_diversity": self.end_diversity,
-            "samples": self.samples,
-            "reached": self.reached,
-            "stop": self.stop,
-            "overlap": self.overlap,
-            "keep": self.keep,
-            "signature": self.signature,
-        }
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _OPTIONAL}
+        out["start"], out["end"] = list(self.start), list(self.end)
         if self.report:
             out["report"] = {k: dict(v) for k, v in self.report.items()}
         if with_steps:
             out["steps"] = [
-                {
-                    "score_before": s.score_before,
-                    "subset_scores": list(s.subset_scores),
-                    "dropped_index": s.dropped_index,
-                    "dropped": s.dropped,
-                    "added": s.added,
-                }
-                for s in self.steps
+                {**asdict(s), "subset_scores": list(s.subset_scores)} for s in self.steps
             ]
         return out
 

@@ -93,6 +93,27 @@ class Difference:
         }
 
 
+#: The keys of a row's dict, in the order of the JSON output (its numbers made JSON-safe).
+_ROW_KEYS = (
+    "file",
+    "metric",
+    "family",
+    "source",
+    "direction",
+    "spearman",
+    "spearman_interval",
+    "oca",
+    "oca_interval",
+    "threshold",
+    "n",
+    "signature",
+    "rank",
+    "beats",
+    "error",
+    "seconds",
+)
+
+
 @dataclass(frozen=True)
 class AgreementRow:
     """One metric on one file."""
@@ -122,24 +143,12 @@ class AgreementRow:
         return self.error is None and self.spearman is not None
 
     def to_dict(self, with_values: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "file": self.file,
-            "metric": self.metric,
-            "family": self.family,
-            "source": self.source,
-            "direction": self.direction,
-            "spearman": _num(self.spearman),
-            "spearman_interval": _pair(self.spearman_interval),
-            "oca": _num(self.oca),
-            "oca_interval": _pair(self.oca_interval),
-            "threshold": _num(self.threshold),
-            "n": self.n,
-            "signature": self.signature,
-            "rank": self.rank,
-            "beats": list(self.beats),
-            "error": self.error,
-            "seconds": self.seconds,
-        }
+        out: dict[str, Any] = {k: getattr(self, k) for k in _ROW_KEYS}
+        for k in ("spearman", "oca", "threshold"):
+            out[k] = _num(out[k])
+        for k in ("spearman_interval", "oca_interval"):
+            out[k] = _pair(out[k])
+        out["beats"] = list(self.beats)
         if with_values and self.values is not None:
             out["values"] = [_num(v) for v in self.values.tolist()]
         return out

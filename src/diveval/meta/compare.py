@@ -402,6 +402,28 @@ def _with_references(system: System, references: Any) -> System:
 # -- results ------------------------------------------------------------------------------------
 
 
+#: The keys of a row's dict, in the order of the JSON output (``gain`` and ``more_diverse`` are
+#: read from the row; ``note`` follows where there is one).
+_ROW_KEYS = (
+    "metric",
+    "baseline",
+    "candidate",
+    "baseline_value",
+    "candidate_value",
+    "difference",
+    "direction",
+    "gain",
+    "interval",
+    "p_value",
+    "p_adjusted",
+    "significant",
+    "more_diverse",
+    "n_prompts",
+    "test",
+    "signature",
+)
+
+
 @dataclass(frozen=True)
 class Row:
     """One metric, one candidate against the baseline."""
@@ -441,25 +463,9 @@ class Row:
         return self.candidate if self.gain > 0 else self.baseline
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-            "baseline_value": self.baseline_value,
-            "candidate_value": self.candidate_value,
-            "difference": self.difference,
-            "direction": self.direction,
-            "gain": self.gain,
-            "interval": list(self.interval) if self.interval else None,
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-            "significant": self.significant,
-            "more_diverse": self.more_diverse,
-            "n_prompts": self.n_prompts,
-            "test": self.test,
-            "signature": self.signature,
-            **({"note": self.note} if self.note else {}),
-        }
+        out = {k: getattr(self, k) for k in _ROW_KEYS}
+        out["interval"] = list(self.interval) if self.interval else None
+        return {**out, **({"note": self.note} if self.note else {})}
 
 
 @dataclass(frozen=True)

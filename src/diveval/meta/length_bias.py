@@ -118,6 +118,10 @@ class Trend:
         return {**asdict(self), "relative_change": self.relative_change}
 
 
+#: The plain fields of a run's dict, in the order of the JSON output.
+_KEYS = ("source", "lengths", "n_sets", "n_responses", "seed", "missing")
+
+
 @dataclass(frozen=True)
 class LengthBias:
     """Scores per (metric, length): ``scores[metric][i]`` has one value per drawn corpus."""
@@ -138,12 +142,7 @@ class LengthBias:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source,
-            "lengths": self.lengths,
-            "n_sets": self.n_sets,
-            "n_responses": self.n_responses,
-            "seed": self.seed,
-            "missing": self.missing,
+            **{k: getattr(self, k) for k in _KEYS},
             "pool": {str(k): v for k, v in self.pool.items()},
             "metrics": {
                 m: {

@@ -25,7 +25,7 @@ Every result carries the metric's signature plus the level's choices (level, k, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -40,33 +40,26 @@ LEVELS = ("per-input", "across-input", "cross-model")
 DEFAULT_DRAWS = 10
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LevelScore:
-    """One metric at one reporting level.
+    """One metric at one reporting level; its fields in the order ``to_dict`` writes them.
 
-    value: the level's number; interval: its bootstrap interval; per_input: per-input values
-    (per-input and cross-model levels), else None; details: counts and the draws' values.
+    value: the level's number; interval: its bootstrap interval; details: counts and the draws'
+    values; per_input: per-input values (per-input and cross-model levels), else None.
     """
 
     metric: str
     level: str
     value: float
     interval: Interval
-    signature: str
     direction: str
-    per_input: np.ndarray | None = None
+    signature: str
     details: Mapping[str, Any] = field(default_factory=dict)
+    per_input: np.ndarray | None = None
 
     def to_dict(self, with_items: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "metric": self.metric,
-            "level": self.level,
-            "value": self.value,
-            "interval": self.interval.to_dict(),
-            "direction": self.direction,
-            "signature": self.signature,
-            "details": dict(self.details),
-        }
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "per_input"}
+        out["interval"], out["details"] = self.interval.to_dict(), dict(self.details)
         if with_items and self.per_input is not None:
             out["per_input"] = self.per_input.tolist()
         return out
@@ -138,15 +131,35 @@ def per_input(
             score = m(picked, context=context, **options)
             runs.append(_per_set(score, len(items)))
         values, used_draws, signature = np.mean(runs, axis=0), draws, score.signature
-    return LevelScore(
-        m.name,
+    return _mean_over_inputs(
+        m,
         "per-input",
-        float(values.mean()),
-        _interval_of_mean(values, n_resamples, confidence, seed),
-        _signature(signature, "per-input", k=k, draws=used_draws if k else None, seed=seed),
-        m.direction,
         values,
+        (n_resamples, confidence, seed),
+        _signature(signature, "per-input", k=k, draws=used_draws if k else None, seed=seed),
         {"inputs": len(items)},
+    )
+
+
+def _mean_over_inputs(
+    m: Metric,
+    level: str,
+    values: np.ndarray,
+    resampling: tuple[int, float, int | None],
+    signature: str,
+    details: dict[str, Any],
+) -> LevelScore:
+    """A level whose value is the mean of per-input ``values``, with the bootstrap interval of
+    that mean (``resampling``: resamples, confidence, seed)."""
+    return LevelScore(
+        metric=m.name,
+        level=level,
+        value=float(values.mean()),
+        interval=_interval_of_mean(values, *resampling),
+        direction=m.direction,
+        signature=signature,
+        details=details,
+        per_input=values,
     )
 
 
@@ -229,14 +242,13 @@ def across_input(
         seed=seed,
     )
     return LevelScore(
-        m.name,
-        "across-input",
-        float(values.mean()),
-        interval,
-        sig,
-        m.direction,
-        None,
-        {"inputs": len(items), "draws": values.tolist()},
+        metric=m.name,
+        level="across-input",
+        value=float(values.mean()),
+        interval=interval,
+        direction=m.direction,
+        signature=sig,
+        details={"inputs": len(items), "draws": values.tolist()},
     )
 
 
@@ -275,14 +287,12 @@ def cross_model(
         runs.append(_per_set(score, len(sets)))
     values = np.mean(runs, axis=0)
     n_models = sorted({name for models in usable for name, _ in models})
-    return LevelScore(
-        m.name,
+    return _mean_over_inputs(
+        m,
         "cross-model",
-        float(values.mean()),
-        _interval_of_mean(values, n_resamples, confidence, seed),
-        _signature(score.signature, "cross-model", draws=draws, seed=seed),
-        m.direction,
         values,
+        (n_resamples, confidence, seed),
+        _signature(score.signature, "cross-model", draws=draws, seed=seed),
         {"inputs": len(usable), "skipped_inputs": skipped, "models": n_models},
     )
 

@@ -13,7 +13,7 @@ from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
 from ..options import OPTION
-from ..registry import Metric, implemented_by, register_all
+from ..registry import Metric, implemented_by, register_tables
 from ..results import CORPUS, SETS, Score
 from .item_state import item_scores_state
 
@@ -167,72 +167,81 @@ def _local_recall_state(options: dict[str, Any]) -> Any:
     return local_recall_state(options)
 
 
-# quality scores (closeness to the references): direction "higher" = closer to the references
+def _against_references(
+    name: str,
+    description: str,
+    compute: Any,
+    options: tuple[str, ...],
+    *,
+    pooled_bleu: bool = False,
+    **row: Any,
+) -> Metric:
+    """The row of a quality score of each response against its references: corpus setting,
+    "higher" = closer to the references, one state of per-item scores (``pooled_bleu``: BLEU's
+    corpus statistics pooled, for ref-bleu-N)."""
+    return Metric(
+        name,
+        description,
+        compute,
+        settings=(CORPUS,),
+        options=options,
+        direction="higher",
+        state=item_scores_state(name, pooled_bleu=pooled_bleu),
+        **row,
+    )
+
+
 REFERENCES = [
     *(
-        Metric(
+        _against_references(
             f"ref-bleu-{n}",
             f"multi-reference BLEU-{n} (value: corpus BLEU; needs references)",
             _multiref(f"ref-bleu-{n}", "bleu", n=n),
-            settings=(CORPUS,),
-            options=(*_LEXICAL, "smoothing"),
-            direction="higher",
+            (*_LEXICAL, "smoothing"),
             citation="Papineni et al. 2002",
             reference="nltk sentence_bleu / corpus_bleu with several references, to 1e-12; "
             "sacrebleu corpus_bleu without smoothing",
-            state=item_scores_state(f"ref-bleu-{n}", pooled_bleu=True),
+            pooled_bleu=True,
         )
         for n in range(1, 5)
     ),
-    Metric(
+    _against_references(
         "ref-rouge-l",
         "ROUGE-L F (rouge-score), best reference (needs references)",
         _multiref("ref-rouge-l", "rouge_l"),
-        settings=(CORPUS,),
-        options=("references", "reduction", "variant"),
+        ("references", "reduction", "variant"),
         extra="reference",
-        direction="higher",
         citation="Lin 2004",
         reference="rouge-score score_multi (max) and score per reference (mean), to 1e-12",
-        state=item_scores_state("ref-rouge-l"),
     ),
-    Metric(
+    _against_references(
         "ref-meteor",
         "METEOR (nltk + WordNet 3.0), best reference (needs references)",
         _multiref("ref-meteor", "meteor"),
-        settings=(CORPUS,),
-        options=_LEXICAL,
+        _LEXICAL,
         extra="reference",
-        direction="higher",
         citation="Banerjee & Lavie 2005",
         reference="nltk meteor_score (max) and single_meteor_score (mean) with WordNet 3.0, to "
         "1e-12",
-        state=item_scores_state("ref-meteor"),
     ),
-    Metric(
+    _against_references(
         "ref-embedding-average",
         "embedding average (spaCy en_core_web_md vectors), best reference (needs references)",
         _multiref("ref-embedding-average", "embedding_average"),
-        settings=(CORPUS,),
-        options=_LEXICAL,
+        _LEXICAL,
         extra="reference",
-        direction="higher",
         citation="Liu et al. 2016",
-        state=item_scores_state("ref-embedding-average"),
     ),
     *(
-        Metric(
+        _against_references(
             f"ref-bertscore-{label.lower()}",
             f"BERTScore {what} (MiniLM-L6 layer 6), best reference (needs references)",
             _bert(label),
-            settings=(CORPUS,),
-            options=_MODEL,
+            _MODEL,
             extra="models",
             model="embedder",
-            direction="higher",
             citation="Zhang et al. 2020",
             reference="bert-score BERTScorer's own multi-reference path, to 1e-5",
-            state=item_scores_state(f"ref-bertscore-{label.lower()}"),
         )
         for label, what in (("P", "precision"), ("R", "recall"), ("F", "F1"))
     ),
@@ -311,6 +320,4 @@ TABLES = {
     "Against references": REFERENCES,
     "Model text against human text": DISTRIBUTIONS,
 }
-TABLE = [*REFERENCE_GROUPS, *REFERENCES, *DISTRIBUTIONS]
-
-register_all(TABLE)
+TABLE = register_tables(TABLES)

@@ -52,6 +52,10 @@ class RetryPolicy:
         return d / 2 + rng.uniform(0, d / 2)
 
 
+#: The settings a record always holds, in the order it writes them.
+_RECORDED = ("protocol", "k", "temperature", "top_p", "max_tokens", "seed", "model")
+
+
 @dataclass(frozen=True)
 class SamplingSettings:
     """Every choice that changes the samples; stored in each record as ``sampling``."""
@@ -82,13 +86,7 @@ class SamplingSettings:
         # diveval recorded them) resumes with --no-logprobs, never mixing records with and
         # without log-probabilities
         return {
-            "protocol": self.protocol,
-            "k": self.k,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "seed": self.seed,
-            "model": self.model,
+            **{k: getattr(self, k) for k in _RECORDED},
             **({"logprobs": True} if self.logprobs else {}),
             **protocol_settings(self.protocol, self.paraphrase_field),
         }

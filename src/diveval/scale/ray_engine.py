@@ -253,15 +253,7 @@ def _score_sets(
     plain_names = [m.name for m in chosen if m.name not in model_names]
     parts: dict[str, list[Score]] = {n: [] for n in names}
     if plain_names:
-        done = rows.map_batches(
-            _score_batch,
-            batch_size=size,
-            fn_kwargs={"names": plain_names, "options": options},
-            batch_format="numpy",
-        )
-        for batch_scores in _collect(done, "scores"):
-            for n, s in batch_scores.items():
-                parts[n].append(s)
+        _gather(_map_rows(rows, _score_batch, size, names=plain_names, options=options), parts)
     if model_names:
         with warnings.catch_warnings():
             # Ray Data takes max_restarts only among its (deprecated) extra remote arguments
@@ -274,10 +266,20 @@ def _score_sets(
                 **actors,
                 batch_format="numpy",
             )
-        for batch_scores in _collect(done, "scores"):
-            for n, s in batch_scores.items():
-                parts[n].append(s)
+        _gather(done, parts)
     return {n: join_set_scores(parts[n]) for n in names}
+
+
+def _map_rows(rows: Any, function: Any, size: int, **kwargs: Any) -> Any:
+    """``function`` over ``rows`` in numpy batches of ``size`` rows, with keyword arguments."""
+    return rows.map_batches(function, batch_size=size, fn_kwargs=kwargs, batch_format="numpy")
+
+
+def _gather(done: Any, parts: dict[str, list[Score]]) -> None:
+    """Each batch's scores appended, in input order, to ``parts`` (per metric)."""
+    for batch_scores in _collect(done, "scores"):
+        for n, s in batch_scores.items():
+            parts[n].append(s)
 
 
 def _score_corpus(
@@ -293,32 +295,17 @@ def _score_corpus(
     two_pass = [m for m in metrics if m.state and m.passes == 2 and m.name not in blocked]
     results: dict[str, Score] = {}
     if one_pass:
-        done = rows.map_batches(
-            _state_batch,
-            batch_size=size,
-            fn_kwargs={"metrics": one_pass, "options": options},
-            batch_format="numpy",
-        )
+        done = _map_rows(rows, _state_batch, size, metrics=one_pass, options=options)
         batches = _collect(done, "states")  # in input order (preserve_order)
         for m in one_pass:
             state = _merge_all([b[m.name] for b in batches])
             results[m.name] = state.result().with_metric(m.name)
     if two_pass:
-        pass1 = rows.map_batches(
-            _state_batch,
-            batch_size=size,
-            fn_kwargs={"metrics": two_pass, "options": options, "summary": True},
-            batch_format="numpy",
-        )
+        pass1 = _map_rows(rows, _state_batch, size, metrics=two_pass, options=options, summary=True)
         batches = _collect(pass1, "states")
         merged = {m.name: _merge_all([b[m.name] for b in batches]) for m in two_pass}
         tables = ray.put(merged)
-        pass2 = rows.map_batches(
-            _second_pass_batch,
-            batch_size=size,
-            fn_kwargs={"tables": tables},
-            batch_format="numpy",
-        )
+        pass2 = _map_rows(rows, _second_pass_batch, size, tables=tables)
         values = [pickle.loads(r["values"]) for r in pass2.take_all()]
         for name in merged:
             per = np.concatenate([v[name] for v in values])

@@ -15,12 +15,20 @@ The small functions below import the model code lazily (``import diveval`` stays
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import InputError
 from ..models.devices import SETTINGS_OPTIONS, run_settings
 from ..models.embedders import embedder_for
 from ..models.resolve import nli_for
 from ..options import OPTION
-from ..registry import Metric, implemented_by, import_implementation, pair_mean_at_k, register_all
+from ..registry import (
+    Metric,
+    implemented_by,
+    import_implementation,
+    pair_mean_at_k,
+    register_tables,
+)
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
@@ -348,6 +356,10 @@ def _equivalence_classes(sets, judge=None, context=None, **options):
     return equivalence_classes(sets, judge or OPTION["judge"].default, context=context, **options)
 
 
+#: The options of the metrics that partition a set with a judge: how it judges, and its models.
+_JUDGED = ("judge", "identical")
+_JUDGE_MODELS = ("nli_model", "embedding_model", "device", "batch_size", "cache_dir", "progress")
+
 EQUIVALENCE = [
     Metric(
         "equivalence-classes",
@@ -356,16 +368,7 @@ EQUIVALENCE = [
         "greedy in order; details: patience-weighted utility, p=0.8 (NoveltyBench)",
         _equivalence_classes,
         settings=(SETS,),
-        options=(
-            "judge",
-            "identical",
-            "nli_model",
-            "embedding_model",
-            "device",
-            "batch_size",
-            "cache_dir",
-            "progress",
-        ),
+        options=(*_JUDGED, *_JUDGE_MODELS),
         extra="nli",
         model="nli",
         direction="higher",
@@ -403,6 +406,21 @@ def _similarity_hill(sets, similarity=None, context=None, **options):
 
 _SIMILARITY_OPTIONS = ("similarity", "identical", "nli_model", "embedding_model", *_MODEL_SETTINGS)
 
+
+def _similarity_metric(name: str, description: str, compute: Any, **row: Any) -> Metric:
+    """The row of a metric of each set's similarity matrix (chosen by ``similarity``): sets only,
+    higher = more diverse."""
+    return Metric(
+        name,
+        description,
+        compute,
+        settings=(SETS,),
+        options=_SIMILARITY_OPTIONS,
+        direction="higher",
+        **row,
+    )
+
+
 SEMANTIC_SETS = [
     Metric(
         "semantic-entropy",
@@ -411,17 +429,7 @@ SEMANTIC_SETS = [
         "judge nli (bidirectional entailment) or nli-relaxed (no contradiction, not both neutral)",
         _semantic_entropy,
         settings=(SETS,),
-        options=(
-            "judge",
-            "identical",
-            "logprobs",
-            "nli_model",
-            "embedding_model",
-            "device",
-            "batch_size",
-            "cache_dir",
-            "progress",
-        ),
+        options=(*_JUDGED, "logprobs", *_JUDGE_MODELS),
         extra="nli",
         model="nli",
         direction="higher",
@@ -430,15 +438,12 @@ SEMANTIC_SETS = [
         "logsumexp_by_id and predictive_entropy_rao, restated in the tests, to 1e-12",
     ),
     *(
-        Metric(
+        _similarity_metric(
             f"spectral-{which}",
             text,
             _spectral(which),
-            settings=(SETS,),
-            options=_SIMILARITY_OPTIONS,
             extra="nli",
             model="nli",
-            direction="higher",
             citation="Lin, Trivedi & Sun 2023",
             reference="zlin7/UQ-NLG's clustering.py (get_affinity_mat, get_L_mat, get_eig) and "
             "uq_bb.py restated in the tests (their W is float32: to 1e-5), and the Laplacian "
@@ -462,16 +467,13 @@ SEMANTIC_SETS = [
             ),
         )
     ),
-    Metric(
+    _similarity_metric(
         "similarity-hill",
         "similarity-sensitive Hill number D_1^Z of a set, uniform p, Z = embedding cosine clipped "
         "at 0 by default; details: the profile over q (Leinster & Cobbold 2012)",
         _similarity_hill,
-        settings=(SETS,),
-        options=_SIMILARITY_OPTIONS,
         extra="models",
         model="embedder",
-        direction="higher",
         citation="Leinster & Cobbold 2012",
         reference="greylock 1.1.0 (Metacommunity alpha diversity with the same similarity "
         "matrix), and with Z = I the ordinary Hill numbers, to 1e-9",
@@ -486,6 +488,4 @@ TABLES = {
     "Equivalence classes": EQUIVALENCE,
     "Meaning classes and similarity graphs": SEMANTIC_SETS,
 }
-TABLE = [*MODEL_BACKED, *GEOMETRY, *HOMOGENIZATION, *EQUIVALENCE, *SEMANTIC_SETS]
-
-register_all(TABLE)
+TABLE = register_tables(TABLES)

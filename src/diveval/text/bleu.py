@@ -31,9 +31,11 @@ import sys
 import warnings
 from collections import Counter
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Sequence
+from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
+
+from ..signature_copy import same_options
 
 __all__ = [
     "BleuStats",
@@ -412,33 +414,6 @@ def _score_stats(stats: BleuStats, weights, smoothing, epsilon, k, auto_reweigh,
     return stats.nltk_score(weights, smoothing, epsilon=epsilon, k=k, p5=p5)
 
 
-def sentence_bleu(
-    hypothesis: Tokens,
-    references: Sequence[Tokens],
-    max_n: int | None = 4,
-    weights: Sequence[float] | None = None,
-    smoothing: str | int | None = "method1",
-    *,
-    epsilon: float = 0.1,
-    k: int = 5,
-    auto_reweigh: bool = False,
-) -> float:
-    """BLEU of one hypothesis against one or more references, equal to nltk's
-    ``sentence_bleu(references, hypothesis, weights, SmoothingFunction(epsilon, k=k).<smoothing>)``.
-
-    ``weights`` default to uniform up to ``max_n``. Note the default smoothing here is method1
-    (Self-BLEU's); nltk's own default is no smoothing, ``smoothing="method0"`` or ``None``.
-    """
-    if weights is not None:
-        max_n = None
-    n, weights = resolve_weights(max_n, weights)
-    smoothing = resolve_smoothing(smoothing)
-    need5 = smoothing in ("method5", "method7")
-    stats = segment_stats(hypothesis, references, max(n, 5) if need5 else n)
-    p5 = (stats.matches[4], stats.totals[4] + stats.empty[4]) if need5 else None
-    return _score_stats(stats.truncate(n), weights, smoothing, epsilon, k, auto_reweigh, p5)
-
-
 def corpus_bleu(
     hypotheses: Sequence[Tokens],
     list_of_references: Sequence[Sequence[Tokens]],
@@ -467,6 +442,20 @@ def corpus_bleu(
     if smoothing in ("method5", "method7"):
         p5 = last_segment_p5(hypotheses, list_of_references)
     return _score_stats(stats, weights, smoothing, epsilon, k, auto_reweigh, p5)
+
+
+@same_options(corpus_bleu)
+def sentence_bleu(
+    hypothesis: Tokens, references: Sequence[Tokens], *args: Any, **options: Any
+) -> float:
+    """BLEU of one hypothesis against one or more references, equal to nltk's
+    ``sentence_bleu(references, hypothesis, weights, SmoothingFunction(epsilon, k=k).<smoothing>)``:
+    as in nltk, the corpus BLEU of one segment (:func:`corpus_bleu`'s options).
+
+    ``weights`` default to uniform up to ``max_n``. Note the default smoothing here is method1
+    (Self-BLEU's); nltk's own default is no smoothing, ``smoothing="method0"`` or ``None``.
+    """
+    return corpus_bleu([hypothesis], [references], *args, **options)
 
 
 def last_segment_p5(
