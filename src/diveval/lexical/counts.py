@@ -10,6 +10,7 @@ import numpy as np
 from ..results import CORPUS, Score, make_signature
 from ..text.ngrams import distinct_and_total, distinct_per_group
 from ..text.prepared import Prepared
+from .groups import values_score
 
 
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -45,21 +46,7 @@ def ngram_statistics(
 def lexical_score(
     metric: str, values: np.ndarray, prep: Prepared, sig: dict[str, Any], details=None
 ) -> Score:
-    details = dict(details or {})
-    if prep.setting == CORPUS:
-        return Score(
-            metric,
-            values[0],
-            make_signature(metric, **sig, **prep.signature_keys()),
-            prep.setting,
-            None,
-            details,
-        )
-    return Score(
-        metric,
-        float(values.mean()),
-        make_signature(metric, **sig, **prep.signature_keys()),
-        prep.setting,
-        values,
-        details,
-    )
+    """:func:`~diveval.lexical.groups.values_score` of ``prep``'s groups, the signature ``sig``
+    with the tokenizer's keys and the setting."""
+    signature = make_signature(metric, **sig, **prep.signature_keys())
+    return values_score(metric, values, prep.setting, signature, details)

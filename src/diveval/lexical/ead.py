@@ -19,6 +19,10 @@ for every C >= 2 (uniform draws repeat a token now and then: about C(C-1)/(2V) r
 whose C tokens are all distinct has N = C > E[N] and EAD up to about 1 + (C-1)/(2V) (5 distinct
 tokens, V = 30522: 1.00007). Such a Score carries a warning too, and ``details["above_one"]``
 counts the sets (or the corpus) above 1.
+
+This module holds the definition (the formula, V, the details and warnings); the function form
+:func:`diveval.lexical.distinct.ead` and the state finish through the n-gram family's one
+finisher, :func:`diveval.lexical.distinct.ngram_score`.
 """
 
 from __future__ import annotations
@@ -29,10 +33,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from ..errors import InputError
-from ..results import SETS, Score
-from ..text.prepared import prepare
-from ..text.tokenizers import Tokenizer, get_tokenizer
-from .counts import lexical_score, ngram_statistics
+from ..text.tokenizers import Tokenizer
 
 BERT_VOCAB_SIZE = 30522
 
@@ -86,32 +87,6 @@ def resolve_vocab_size(vocab: Vocab | None, tokenizer: Tokenizer) -> tuple[int, 
     if size == 0:
         raise InputError("the vocabulary corpus has no tokens")
     return size, f"corpus({size})"
-
-
-def ead(
-    texts: Any,
-    n: int = 1,
-    vocab: Vocab | None = None,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-) -> Score:
-    """EAD of a corpus, or of each set then the mean.
-
-    vocab: an integer V (default 30522, BERT's; for the zh, ja-mecab and ko-mecab tokenizers,
-    their own vocabulary), ``"tokenizer"`` for the tokenizer's vocabulary size, or a list of
-    texts whose distinct tokens (under the same tokenizer) give V.
-    """
-    tok = get_tokenizer(tokenizer, lowercase)
-    size, how = resolve_vocab_size(vocab, tok)
-    prep = prepare(texts, tok, lowercase, setting)
-    uniq, total = ngram_statistics(prep, [n])[n]
-    space = float(size) ** n
-    values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
-    details = ead_details(
-        values, int(np.max(uniq)) if len(uniq) else 0, size, prep.setting == SETS, n
-    )
-    return lexical_score("ead", values, prep, {"n": n, "V": how}, details)
 
 
 def ead_details(values: Any, distinct_max: int, vocab_size: int, sets: bool, n: int) -> dict:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -13,6 +13,22 @@ from .fast_whitespace import whitespace_token_ids
 from .language import sample_texts
 from .ngrams import TokenIds, encode_tokens
 from .tokenizers import Tokenizer, WhitespaceTokenizer, get_tokenizer
+
+
+class TokenOptions(TypedDict, total=False):
+    """How the lexical metrics make tokens of texts, declared once for all of them (the defaults
+    are :func:`prepare`'s): ``tokenizer``, a name or a :class:`Tokenizer` ("whitespace");
+    ``lowercase``, lower-case first (False)."""
+
+    tokenizer: str | Tokenizer
+    lowercase: bool
+
+
+class TextOptions(TokenOptions, total=False):
+    """:class:`TokenOptions` and ``setting``: "corpus", "sets", or None (the default) to read it
+    from the input's shape."""
+
+    setting: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,6 +45,13 @@ class Prepared:
         """The set index of each text; only in the sets setting (metrics that need sets ask)."""
         if self.group is None:
             raise ValueError("set_index is defined in the sets setting only")
+        return self.group
+
+    @property
+    def group_of_texts(self) -> np.ndarray:
+        """The group of each text: its set (sets setting), or 0, the one corpus."""
+        if self.group is None:
+            return np.zeros(self.tids.n_texts, dtype=np.int64)
         return self.group
 
     def signature_keys(self) -> dict[str, str]:
