@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..results import CORPUS, Score
 from ..state import SUM, DeclaredState, Reduction
 from ..text.ngrams import ngram_starts
-from ..text.prepared import encode_texts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
 from .gem import (
@@ -140,7 +140,7 @@ class GemNgramState(BatchedOrders):
             stats = dataclasses.replace(
                 stats, prefix_counts=prefix, prefix_totals=np.array([ctx["count"].sum()])
             )
-        keys = {**self._tok.signature, "setting": CORPUS}
+        keys = signature_keys(self._tok, CORPUS)
         return gem_ngram_score(self.metric, self.n, self.keep_punctuation, stats, CORPUS, keys)
 
 
@@ -191,7 +191,7 @@ class IntraDistinctState(DeclaredState):
 
     def result(self) -> Score:
         """The Score :func:`diveval.lexical.gem.intra_distinct` gives on all the texts."""
-        keys = {**self._tok.signature, "setting": CORPUS}
+        keys = signature_keys(self._tok, CORPUS)
         counted = np.array([self.counted])
         return intra_distinct_score(
             self.n, np.array([self.total]), counted, self.empty, CORPUS, keys

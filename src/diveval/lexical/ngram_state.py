@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..results import CORPUS, Score
 from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
 from ..text.ngrams import ngram_starts, unique_sorted
-from ..text.prepared import encode_texts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
 from .distinct import NGRAM_METRICS, ngram_score
@@ -59,7 +59,7 @@ def corpus_ngram_score(
     if metric not in NGRAM_METRICS:
         raise InputError(f"corpus n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
     size = resolve_vocab_size(vocab, tokenizer) if metric == "ead" else None
-    keys = {**tokenizer.signature, "setting": CORPUS, **(signature_extra or {})}
+    keys = {**signature_keys(tokenizer, CORPUS), **(signature_extra or {})}
 
     def one_group(order: int) -> tuple[np.ndarray, np.ndarray]:
         distinct, total = counts(order)

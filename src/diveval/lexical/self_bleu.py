@@ -35,6 +35,7 @@ import numpy as np
 from ..errors import InputError
 from ..results import CORPUS, SETS, Score, make_signature
 from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.ngrams import unique_counts
 from ..text.prepared import prepare
 
 __all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices"]
@@ -68,29 +69,33 @@ def sample_indices(n_sentences: int, sample: int | None, seed: int = 0) -> np.nd
     return np.sort(rng.choice(n_sentences, size=int(sample), replace=False))
 
 
+def closest_other_length(
+    lengths: np.ndarray, codes: np.ndarray, present: np.ndarray, held: np.ndarray, base: int
+) -> np.ndarray:
+    """nltk's closest reference length of each sentence among the *other* sentences of its group
+    (shorter wins a tie), from the histogram of (group, length): ``present``, the sorted distinct
+    codes group * ``base`` + length; ``held``, how many sentences have each; ``codes``, each
+    sentence's own code. Another sentence of the same length is at distance 0."""
+    at = np.searchsorted(present, codes)  # present[at] == codes
+    group_base = codes - lengths
+    lower = present[np.maximum(at - 1, 0)] - group_base
+    upper = present[np.minimum(at + 1, present.size - 1)] - group_base
+    has_lower = (at > 0) & (lower >= 0)
+    has_upper = (at + 1 < present.size) & (upper < base)
+    use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
+    return np.where(held[at] >= 2, lengths, np.where(use_lower, lower, upper))
+
+
 def _closest_other_lengths(
     lengths: np.ndarray, group: np.ndarray, include_self: bool
 ) -> np.ndarray:
-    """nltk closest reference length of every sentence against the other sentences of its group
-    (shorter wins a tie)."""
+    """:func:`closest_other_length` of every sentence against the other sentences of its group."""
     if include_self or lengths.size == 0:
         return lengths.copy()  # the hypothesis itself is a reference at distance 0
     base = int(lengths.max()) + 1
-    code = group * base + lengths
-    srt = np.sort(code)
-    lo = np.searchsorted(srt, code, side="left")
-    hi = np.searchsorted(srt, code, side="right")
-    gbase = group * base
-    n = srt.size
-    lo_c = np.maximum(lo - 1, 0)
-    hi_c = np.minimum(hi, n - 1)
-    has_lower = (lo > 0) & (srt[lo_c] >= gbase)
-    has_upper = (hi < n) & (srt[hi_c] < gbase + base)
-    lower = srt[lo_c] - gbase
-    upper = srt[hi_c] - gbase
-    use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
-    closest = np.where(use_lower, lower, upper)
-    return np.where(hi - lo >= 2, lengths, closest)  # another sentence has the same length
+    codes = group * base + lengths
+    present, held = unique_counts(codes)
+    return closest_other_length(lengths, codes, present, held, base)
 
 
 # Sorted arrays are processed in slices of about this many elements (cut at n-gram boundaries):

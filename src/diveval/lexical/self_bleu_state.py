@@ -22,10 +22,15 @@ from ..results import CORPUS, Score
 from ..state import CAT, PADDED_SUM, DeclaredState, Reduction
 from ..text.bleu import resolve_smoothing, resolve_weights
 from ..text.ngrams import ngram_starts, text_of_positions
-from ..text.prepared import encode_texts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
-from .self_bleu import bleu_of_matches, bleu_orders, self_bleu_signature
+from .self_bleu import (
+    bleu_of_matches,
+    bleu_orders,
+    closest_other_length,
+    self_bleu_signature,
+)
 
 #: One row per distinct n-gram: its key, the largest count any sentence has (c1), how many
 #: sentences hold c1 (m1) and the largest count below c1 (c2, 0 if none).
@@ -207,15 +212,8 @@ class SelfBleuState(DeclaredState):
         if self.include_self:
             return lengths.copy()
         present = np.flatnonzero(self.lengths)
-        own = self.lengths[lengths]
-        lo = np.searchsorted(present, lengths, side="left")  # present[lo] == length
-        lower = present[np.maximum(lo - 1, 0)]
-        upper = present[np.minimum(lo + 1, present.size - 1)]
-        has_lower = lo > 0
-        has_upper = lo + 1 < present.size
-        use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
-        closest = np.where(use_lower, lower, upper)
-        return np.where(own >= 2, lengths, closest)
+        held = self.lengths[present]
+        return closest_other_length(lengths, lengths, present, held, self.lengths.size)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Pass 2: the Self-BLEU of each of ``texts`` (sentences counted in this state) against
@@ -282,7 +280,7 @@ class SelfBleuState(DeclaredState):
         per = np.asarray(per_sentence, dtype=float)
         if per.size != self.n_texts:
             raise InputError(f"{per.size} sentence scores for a corpus of {self.n_texts}")
-        keys = {**self._tok.signature, "setting": CORPUS}
+        keys = signature_keys(self._tok, CORPUS)
         sig = self_bleu_signature(self.max_n, self.smoothing, self.include_self, keys)
         return Score("self-bleu", float(per.mean()), sig, CORPUS, per, {})
 

@@ -55,12 +55,18 @@ class Prepared:
         return self.group
 
     def signature_keys(self) -> dict[str, str]:
-        return {**self.tokenizer.signature, "setting": self.setting}
+        return signature_keys(self.tokenizer, self.setting)
 
     def token_lists(self) -> list[list[str]]:
         """Every text as a list of tokens (built on demand from the ids)."""
         vocab, ids, off = self.tids.vocab, self.tids.ids.tolist(), self.tids.offsets.tolist()
         return [[vocab[i] for i in ids[a:b]] for a, b in zip(off[:-1], off[1:])]
+
+
+def signature_keys(tokenizer: Tokenizer, setting: str) -> dict[str, str]:
+    """The signature keys of texts made tokens by ``tokenizer``, scored in ``setting`` (a state,
+    which sees its texts in batches, names them as :meth:`Prepared.signature_keys` does)."""
+    return {**tokenizer.signature, "setting": setting}
 
 
 def encode_texts(texts: Sequence[str], tokenizer: Tokenizer) -> TokenIds:
