@@ -22,7 +22,7 @@ _LAZY = {
     "read": "diveval.io.readers:read",
     "distinct": "diveval.lexical.distinct:distinct",
     "avg_distinct": "diveval.lexical.distinct:avg_distinct",
-    "ead": "diveval.lexical.distinct:ead",
+    "ead": "diveval.lexical.ead:ead",
     "cosine_diversity": "diveval.lexical.cosine:cosine_diversity",
     "self_bleu": "diveval.lexical.self_bleu:self_bleu",
     "get_tokenizer": "diveval.text.tokenizers:get_tokenizer",

@@ -19,21 +19,20 @@ for every C >= 2 (uniform draws repeat a token now and then: about C(C-1)/(2V) r
 whose C tokens are all distinct has N = C > E[N] and EAD up to about 1 + (C-1)/(2V) (5 distinct
 tokens, V = 30522: 1.00007). Such a Score carries a warning too, and ``details["above_one"]``
 counts the sets (or the corpus) above 1.
-
-This module holds the definition (the formula, V, the details and warnings); the function form
-:func:`diveval.lexical.distinct.ead` and the state finish through the n-gram family's one
-finisher, :func:`diveval.lexical.distinct.ngram_score`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence, Union
+from typing import Any, Sequence, Union, Unpack
 
 import numpy as np
 
 from ..errors import InputError
+from ..results import SETS, Score
+from ..text.prepared import TextOptions, prepare
 from ..text.tokenizers import Tokenizer
+from .counts import Counts, Finish, counts_score, prepared_counts
 
 BERT_VOCAB_SIZE = 30522
 
@@ -87,6 +86,36 @@ def resolve_vocab_size(vocab: Vocab | None, tokenizer: Tokenizer) -> tuple[int, 
     if size == 0:
         raise InputError("the vocabulary corpus has no tokens")
     return size, f"corpus({size})"
+
+
+def ead_of_counts(vocab_size: tuple[int, str]) -> Finish:
+    """EAD's formula over counts (:data:`~diveval.lexical.counts.Finish`) against the vocabulary
+    ``vocab_size``, V and how it was chosen (:func:`resolve_vocab_size`): the function form and
+    the merged or streamed state finish through it."""
+    size, how = vocab_size
+
+    def finish(counts: Counts, n: int, setting: str) -> tuple[np.ndarray, dict, dict]:
+        uniq, total = counts(n)
+        space = float(size) ** n
+        values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
+        distinct_max = int(np.max(uniq)) if len(uniq) else 0
+        details = ead_details(values, distinct_max, size, setting == SETS, n)
+        return values, {"n": n, "V": how}, details
+
+    return finish
+
+
+def ead(texts: Any, n: int = 1, vocab: Vocab | None = None, **text: Unpack[TextOptions]) -> Score:
+    """EAD of a corpus, or of each set then the mean.
+
+    vocab: an integer V (default 30522, BERT's; for the zh, ja-mecab and ko-mecab tokenizers,
+    their own vocabulary), ``"tokenizer"`` for the tokenizer's vocabulary size, or a list of
+    texts whose distinct tokens (under the same tokenizer) give V.
+    """
+    prep = prepare(texts, **text)
+    finish = ead_of_counts(resolve_vocab_size(vocab, prep.tokenizer))
+    counts = prepared_counts(prep, [n])
+    return counts_score("ead", finish, n, counts, prep.setting, prep.signature_keys())
 
 
 def ead_details(values: Any, distinct_max: int, vocab_size: int, sets: bool, n: int) -> dict:

@@ -26,8 +26,9 @@ from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
-from .distinct import NGRAM_METRICS, ngram_score
-from .ead import Vocab, resolve_vocab_size
+from .counts import Finish, counts_score
+from .distinct import avg_distinct_of_counts, distinct_of_counts
+from .ead import Vocab, ead_of_counts, resolve_vocab_size
 from .ngram_stream import NgramCounters
 
 __all__ = [
@@ -43,6 +44,21 @@ __all__ = [
 ]
 
 
+#: The formulas of the metrics the n-gram counts give (EAD's needs V: :func:`ngram_finish`).
+NGRAM_METRICS = ("distinct", "avg-distinct", "ead")
+
+
+def ngram_finish(metric: str, tokenizer: Any, vocab: Vocab | None = None) -> Finish:
+    """The formula of ``metric`` over n-gram counts, the one its function form uses."""
+    if metric == "distinct":
+        return distinct_of_counts
+    if metric == "avg-distinct":
+        return avg_distinct_of_counts
+    if metric == "ead":
+        return ead_of_counts(resolve_vocab_size(vocab, tokenizer))
+    raise InputError(f"n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
+
+
 def corpus_ngram_score(
     metric: str,
     n: int,
@@ -53,19 +69,17 @@ def corpus_ngram_score(
     details_extra: Callable[[int], dict[str, Any]] | None = None,
 ) -> Score:
     """The corpus Score of ``distinct``, ``avg-distinct`` (orders 1..n) or ``ead`` from
-    ``counts(order) -> (distinct, total)``: :func:`~diveval.lexical.distinct.ngram_score`, the
-    finisher of the function forms, over one group (plus ``signature_extra``, e.g. an
-    approximation, and ``details_extra(order)``)."""
-    if metric not in NGRAM_METRICS:
-        raise InputError(f"corpus n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
-    size = resolve_vocab_size(vocab, tokenizer) if metric == "ead" else None
+    ``counts(order) -> (distinct, total)``, through the finisher and formula of the function
+    forms (:func:`~diveval.lexical.counts.counts_score`) over one group (plus ``signature_extra``,
+    e.g. an approximation, and ``details_extra(order)``)."""
+    finish = ngram_finish(metric, tokenizer, vocab)
     keys = {**signature_keys(tokenizer, CORPUS), **(signature_extra or {})}
 
     def one_group(order: int) -> tuple[np.ndarray, np.ndarray]:
         distinct, total = counts(order)
         return np.array([distinct]), np.array([total])
 
-    return ngram_score(metric, n, one_group, CORPUS, keys, size, details_extra)
+    return counts_score(metric, finish, n, one_group, CORPUS, keys, details_extra)
 
 
 class BatchedOrders(DeclaredState):

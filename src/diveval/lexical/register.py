@@ -19,8 +19,8 @@ from ..registry import Metric, pair_mean_at_k, register_all
 from ..results import SETS, Score
 from .compression import compression_ratio, pos_compression_ratio
 from .cosine import cosine_diversity
-from .distinct import avg_distinct, distinct, ead
-from .ead import joined_warnings
+from .distinct import avg_distinct, distinct
+from .ead import ead, joined_warnings
 from .expected import avg_distinct_at, distinct_at
 from .gem import cond_entropy, entropy, intra_distinct, msttr, unique_ngrams
 from .gem_state import gem_ngram_state, intra_distinct_state
