@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
         "data",
         "state_files",
         "state",
+        "sorted_sets",
         "options",
         "progress",
         "signature_copy",

@@ -40,6 +40,7 @@ import numpy as np
 
 from .errors import InputError
 from .results import SETS, Score
+from .sorted_sets import union_sorted
 from .state_files import decode_tree, encode_tree, load_state, save_state
 
 
@@ -247,14 +248,6 @@ def _cat(values: list[Any]) -> Any:
     return [x for v in values for x in v]  # lists (texts kept for a second pass), in order
 
 
-def _union(values: list[np.ndarray]) -> np.ndarray:
-    # each part's keys are sorted: numpy's stable sort (a timsort) merges the runs
-    s = np.sort(np.concatenate(values), kind="stable")
-    keep = np.ones(s.size, dtype=bool)
-    keep[1:] = s[1:] != s[:-1]
-    return s[keep]
-
-
 def _padded_sum(values: list[np.ndarray]) -> np.ndarray:
     size = max(v.size for v in values)
     out = np.zeros(size, dtype=np.result_type(*values))
@@ -265,7 +258,7 @@ def _padded_sum(values: list[np.ndarray]) -> np.ndarray:
 
 SUM = Reduction("sum", _sum, "sum")  # numbers, or arrays of one shape
 CAT = Reduction("cat", _cat, "cat")  # per-item arrays or lists, in input order
-UNION = Reduction("union", _union, "cat")  # sorted distinct keys (torch gathers, then unique)
+UNION = Reduction("union", union_sorted, "cat")  # sorted distinct keys (torch gathers, then unique)
 MAX = Reduction("max", lambda values: max(values), "max")
 MIN = Reduction("min", lambda values: min(values), "min")
 PADDED_SUM = Reduction("padded-sum", _padded_sum)  # histograms of different lengths

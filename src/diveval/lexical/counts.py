@@ -1,15 +1,22 @@
-"""Shared by the lexical metrics: n-gram statistics per order, and Scores built from them."""
+"""Shared by the lexical metrics: n-gram statistics per order, and Scores built from them.
+
+The n-gram family (Distinct-n, avg-distinct, EAD-n) has one path from counts to a Score,
+:func:`counts_score`, whichever way the counts were obtained: the exact codes of one process
+(:func:`prepared_counts`, the function forms), or the hashed keys of a state, merged or streamed
+(:mod:`diveval.lexical.ngram_state`). Each metric's formula, its :data:`Finish`, is written once,
+beside its definition."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..results import CORPUS, Score, make_signature
 from ..text.ngrams import distinct_and_total, distinct_per_group
 from ..text.prepared import Prepared
+from .groups import values_score
 
 
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -42,24 +49,43 @@ def ngram_statistics(
         return dict(zip(orders, pool.map(one, orders)))
 
 
+#: ``counts(order) -> (distinct n-grams, total n-grams)``: arrays of one element (a corpus) or one
+#: per set.
+Counts = Callable[[int], tuple[np.ndarray, np.ndarray]]
+
+#: A metric's formula over counts: ``finish(counts, n, setting) -> (the value of each group, the
+#: signature keys of its choices, its details)``.
+Finish = Callable[[Counts, int, str], tuple[np.ndarray, dict[str, Any], dict[str, Any]]]
+
+
+def prepared_counts(prep: Prepared, orders: Sequence[int]) -> Counts:
+    """The exact counts of ``prep`` for ``orders``, counted now."""
+    return ngram_statistics(prep, orders).__getitem__
+
+
+def counts_score(
+    metric: str,
+    finish: Finish,
+    n: int,
+    counts: Counts,
+    setting: str,
+    signature_keys: dict[str, Any],
+    details_extra: Callable[[int], dict[str, Any]] | None = None,
+) -> Score:
+    """The Score of ``metric`` at order ``n`` from ``counts``, by its formula ``finish``.
+    ``signature_keys``: the tokenizer's, the setting and any approximation; ``details_extra(n)``:
+    details of how the counts were made (a sketch's error bounds)."""
+    values, sig, details = finish(counts, n, setting)
+    if details_extra is not None:
+        details.update(details_extra(n))
+    signature = make_signature(metric, **sig, **signature_keys)
+    return values_score(metric, values, setting, signature, details)
+
+
 def lexical_score(
     metric: str, values: np.ndarray, prep: Prepared, sig: dict[str, Any], details=None
 ) -> Score:
-    details = dict(details or {})
-    if prep.setting == CORPUS:
-        return Score(
-            metric,
-            values[0],
-            make_signature(metric, **sig, **prep.signature_keys()),
-            prep.setting,
-            None,
-            details,
-        )
-    return Score(
-        metric,
-        float(values.mean()),
-        make_signature(metric, **sig, **prep.signature_keys()),
-        prep.setting,
-        values,
-        details,
-    )
+    """:func:`~diveval.lexical.groups.values_score` of ``prep``'s groups, the signature ``sig``
+    with the tokenizer's keys and the setting."""
+    signature = make_signature(metric, **sig, **prep.signature_keys())
+    return values_score(metric, values, prep.setting, signature, details)

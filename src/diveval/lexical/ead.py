@@ -24,15 +24,15 @@ counts the sets (or the corpus) above 1.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence, Union
+from typing import Any, Sequence, Union, Unpack
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score
-from ..text.prepared import prepare
-from ..text.tokenizers import Tokenizer, get_tokenizer
-from .counts import lexical_score, ngram_statistics
+from ..text.prepared import TextOptions, prepare
+from ..text.tokenizers import Tokenizer
+from .counts import Counts, Finish, counts_score, prepared_counts
 
 BERT_VOCAB_SIZE = 30522
 
@@ -88,30 +88,34 @@ def resolve_vocab_size(vocab: Vocab | None, tokenizer: Tokenizer) -> tuple[int, 
     return size, f"corpus({size})"
 
 
-def ead(
-    texts: Any,
-    n: int = 1,
-    vocab: Vocab | None = None,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-) -> Score:
+def ead_of_counts(vocab_size: tuple[int, str]) -> Finish:
+    """EAD's formula over counts (:data:`~diveval.lexical.counts.Finish`) against the vocabulary
+    ``vocab_size``, V and how it was chosen (:func:`resolve_vocab_size`): the function form and
+    the merged or streamed state finish through it."""
+    size, how = vocab_size
+
+    def finish(counts: Counts, n: int, setting: str) -> tuple[np.ndarray, dict, dict]:
+        uniq, total = counts(n)
+        space = float(size) ** n
+        values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
+        distinct_max = int(np.max(uniq)) if len(uniq) else 0
+        details = ead_details(values, distinct_max, size, setting == SETS, n)
+        return values, {"n": n, "V": how}, details
+
+    return finish
+
+
+def ead(texts: Any, n: int = 1, vocab: Vocab | None = None, **text: Unpack[TextOptions]) -> Score:
     """EAD of a corpus, or of each set then the mean.
 
     vocab: an integer V (default 30522, BERT's; for the zh, ja-mecab and ko-mecab tokenizers,
     their own vocabulary), ``"tokenizer"`` for the tokenizer's vocabulary size, or a list of
     texts whose distinct tokens (under the same tokenizer) give V.
     """
-    tok = get_tokenizer(tokenizer, lowercase)
-    size, how = resolve_vocab_size(vocab, tok)
-    prep = prepare(texts, tok, lowercase, setting)
-    uniq, total = ngram_statistics(prep, [n])[n]
-    space = float(size) ** n
-    values = np.array([ead_value(u, c, space) for u, c in zip(uniq, total)])
-    details = ead_details(
-        values, int(np.max(uniq)) if len(uniq) else 0, size, prep.setting == SETS, n
-    )
-    return lexical_score("ead", values, prep, {"n": n, "V": how}, details)
+    prep = prepare(texts, **text)
+    finish = ead_of_counts(resolve_vocab_size(vocab, prep.tokenizer))
+    counts = prepared_counts(prep, [n])
+    return counts_score("ead", finish, n, counts, prep.setting, prep.signature_keys())
 
 
 def ead_details(values: Any, distinct_max: int, vocab_size: int, sets: bool, n: int) -> dict:

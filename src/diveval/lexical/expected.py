@@ -19,15 +19,15 @@ et al. (2014, sample-based, q = 0); :mod:`diveval.meta.rarefaction` builds its c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from scipy.special import gammaln
 
-from ..results import SETS, Score, make_signature
+from ..results import SETS, Score
 from ..text.ngrams import group_code_keys, ngram_codes, text_of_positions, unique_sorted
-from ..text.prepared import Prepared, prepare
-from ..text.tokenizers import Tokenizer
+from ..text.prepared import Prepared, TokenOptions, prepare
+from .counts import lexical_score, safe_ratio
 
 ESTIMAND = "ratio-of-expectations"
 
@@ -84,45 +84,20 @@ def expected_distinct(prep: Prepared, n: int, m: int) -> tuple[np.ndarray, np.nd
     return uniq, totals * (m / np.maximum(k, 1))
 
 
-def _at_k_score(metric: str, values: np.ndarray, prep: Prepared, sig: dict, details: dict) -> Score:
-    return Score(
-        metric,
-        float(values.mean()),
-        make_signature(metric, **sig, estimand=ESTIMAND, **prep.signature_keys()),
-        SETS,
-        values,
-        details,
-    )
-
-
-def _ratio(uniq: np.ndarray, total: np.ndarray) -> np.ndarray:
-    return np.divide(uniq, total, out=np.zeros_like(uniq, dtype=float), where=total > 0)
-
-
-def distinct_at(
-    texts: Any,
-    at_k: int,
-    n: int = 2,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-) -> Score:
+def distinct_at(texts: Any, at_k: int, n: int = 2, **tokens: Unpack[TokenOptions]) -> Score:
     """Distinct-n of each set at ``at_k`` responses, E[U_K] / E[T_K] (module docstring), the
     expected counts in ``details``. Every set must have at least ``at_k`` responses."""
-    prep = prepare(texts, tokenizer, lowercase, SETS)
+    prep = prepare(texts, setting=SETS, **tokens)
     uniq, total = expected_distinct(prep, n, at_k)
     details = {"expected_distinct_ngrams": uniq, "expected_total_ngrams": total}
-    return _at_k_score("distinct", _ratio(uniq, total), prep, {"n": n}, details)
+    sig = {"n": n, "estimand": ESTIMAND}
+    return lexical_score("distinct", safe_ratio(uniq, total), prep, sig, details)
 
 
-def avg_distinct_at(
-    texts: Any,
-    at_k: int,
-    n_max: int = 5,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-) -> Score:
+def avg_distinct_at(texts: Any, at_k: int, n_max: int = 5, **tokens: Unpack[TokenOptions]) -> Score:
     """Tevet & Berant's averaged distinct-n at ``at_k`` responses: the mean over n = 1..n_max of
     Distinct-n at K (each the ratio of its expectations)."""
-    prep = prepare(texts, tokenizer, lowercase, SETS)
-    per_n = np.vstack([_ratio(*expected_distinct(prep, k, at_k)) for k in range(1, n_max + 1)])
-    return _at_k_score("avg-distinct", per_n.mean(axis=0), prep, {"n": f"1-{n_max}"}, {})
+    prep = prepare(texts, setting=SETS, **tokens)
+    per_n = np.vstack([safe_ratio(*expected_distinct(prep, k, at_k)) for k in range(1, n_max + 1)])
+    sig = {"n": f"1-{n_max}", "estimand": ESTIMAND}
+    return lexical_score("avg-distinct", per_n.mean(axis=0), prep, sig)

@@ -47,23 +47,22 @@ from __future__ import annotations
 
 import dataclasses
 import string
-from typing import Any
+from typing import Any, Unpack, cast
 
 import numpy as np
 
 from ..context import RunContext
 from ..errors import InputError
-from ..results import CORPUS, SETS, Score
+from ..results import CORPUS, SETS, Score, make_signature
 from ..text.ngrams import (
     TokenIds,
     distinct_per_group,
     group_code_keys,
     ngram_codes,
 )
-from ..text.prepared import Prepared, prepare
-from ..text.tokenizers import Tokenizer
+from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
-from .groups import check_join
+from .groups import check_join, values_score
 from .richness import joined_ids
 
 #: The tokens GEM's "-nopunct" variants drop: one character of ``string.punctuation``.
@@ -93,22 +92,26 @@ def without_punctuation(prep: Prepared) -> Prepared:
     return dataclasses.replace(prep, tids=drop_punctuation(prep.tids))
 
 
-def _prepared(
-    texts: Any, tokenizer, lowercase, setting, keep_punctuation: bool, context: RunContext | None
-) -> Prepared:
-    """The run's tokens, without punctuation tokens where asked (filtered once per run)."""
-    prep = prepare(texts, tokenizer, lowercase, setting)
-    if keep_punctuation:
-        return prep
+class GemOptions(TextOptions, total=False):
+    """:class:`~diveval.text.prepared.TextOptions` and ``keep_punctuation`` (default True; False
+    drops GEM's punctuation tokens, signature ``punct:no``)."""
+
+    keep_punctuation: bool
+
+
+def _prepared(texts: Any, options: GemOptions, context: RunContext | None) -> tuple[Prepared, bool]:
+    """(the run's tokens, without punctuation tokens where asked (filtered once per run); whether
+    punctuation was kept)."""
+    text = options.copy()
+    keep = bool(text.pop("keep_punctuation", True))
+    prep = prepare(texts, **cast(TextOptions, text))
+    if keep:
+        return prep, keep
     if context is None:
-        return without_punctuation(prep)
+        return without_punctuation(prep), keep
     # the memo holds ``prep`` itself, so its id cannot be reused by another input in this run
     key = ("gem-nopunct", id(prep))
-    return context.memo(key, lambda: (prep, without_punctuation(prep)))[1]
-
-
-def _group_of_texts(prep: Prepared) -> np.ndarray:
-    return prep.group if prep.group is not None else np.zeros(prep.tids.n_texts, dtype=np.int64)
+    return context.memo(key, lambda: (prep, without_punctuation(prep)))[1], keep
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +130,7 @@ def _grams(prep: Prepared, n: int) -> _Grams:
     codes, starts, exact = ngram_codes(tids, n)
     # each token's text by a repeat (linear; a search per position was the slowest step here)
     text_of_token = np.repeat(np.arange(tids.n_texts, dtype=np.int64), tids.lengths)
-    group = _group_of_texts(prep)[text_of_token[starts]]
+    group = prep.group_of_texts[text_of_token[starts]]
     keys = group_code_keys(codes, exact, group, n_groups)
     # one argsort gives the runs of equal keys and each position's run (a sort plus a search,
     # as factorize does, was measured 9x slower on 1M codes: the search is random access)
@@ -161,18 +164,79 @@ def _check_n(n: int, least: int = 1) -> None:
         raise InputError(f"n must be an integer of at least {least}, got {n!r}")
 
 
-def _sig(n: int, keep_punctuation: bool) -> dict[str, Any]:
-    return {"n": n, "punct": bool(keep_punctuation)}
+@dataclasses.dataclass(frozen=True)
+class GemCounts:
+    """What GEM's n-gram measures read: one entry per distinct (group, n-gram), however counted
+    (one process's exact codes, or a state's merged keys)."""
+
+    owner: np.ndarray  # the group of each distinct n-gram
+    counts: np.ndarray  # its occurrences in that group
+    totals: np.ndarray  # n-grams per group
+    # cond-entropy-n: the occurrences of each n-gram's first n-1 words in its group, and the
+    # (n-1)-grams per group
+    prefix_counts: np.ndarray | None = None
+    prefix_totals: np.ndarray | None = None
+
+
+def gem_ngram_score(
+    metric: str,
+    n: int,
+    keep_punctuation: bool,
+    stats: GemCounts,
+    setting: str,
+    signature_keys: dict[str, Any],
+) -> Score:
+    """The Score of ``entropy``, ``cond-entropy`` or ``unique`` (order n) from their counts, per
+    group (the mean over sets); ``signature_keys``: the tokenizer's and the setting."""
+    n_groups = stats.totals.size
+    details: dict[str, Any] = {"empty_sets": int((stats.totals == 0).sum())}
+    if metric == "unique":
+        values = _per_group((stats.counts == 1).astype(float), stats.owner, n_groups)
+        distinct = np.bincount(stats.owner, minlength=n_groups)
+        details = {
+            "distinct_ngrams": distinct if setting != CORPUS else int(stats.counts.size),
+            **details,
+        }
+    elif stats.counts.size == 0:
+        values = np.zeros(n_groups)
+    else:
+        p = stats.counts / stats.totals[stats.owner]
+        if metric == "entropy":
+            terms = p * np.log2(p)
+        else:  # cond-entropy
+            assert stats.prefix_counts is not None and stats.prefix_totals is not None
+            q = stats.prefix_counts / stats.prefix_totals[stats.owner]
+            terms = p * np.log2(p / q)
+        values = -_per_group(terms, stats.owner, n_groups)
+    sig = make_signature(metric, n=n, punct=bool(keep_punctuation), **signature_keys)
+    return values_score(metric, values + 0.0, setting, sig, details)
+
+
+def _gem_counts(metric: str, prep: Prepared, n: int, context: RunContext | None) -> GemCounts:
+    g = _shared_grams(prep, n, context)
+    if metric != "cond-entropy" or not g.counts.size:
+        return GemCounts(g.owner, g.counts, g.totals)
+    h = _shared_grams(prep, n - 1, context)
+    # one position of each distinct n-gram; its prefix is the (n-1)-gram at the same position
+    first = np.empty(g.counts.size, dtype=np.int64)
+    first[g.inverse] = np.arange(g.inverse.size)
+    index_at = np.empty(prep.tids.n_tokens, dtype=np.int64)  # position -> its (n-1)-gram
+    index_at[h.starts] = np.arange(h.starts.size)
+    at = index_at[g.starts[first]]
+    return GemCounts(g.owner, g.counts, g.totals, h.counts[h.inverse[at]], h.totals)
+
+
+def _gem_measure(
+    metric: str, texts: Any, n: int, context: RunContext | None, options: GemOptions
+) -> Score:
+    _check_n(n, 2 if metric == "cond-entropy" else 1)
+    prep, keep = _prepared(texts, options, context)
+    stats = _gem_counts(metric, prep, n, context)
+    return gem_ngram_score(metric, n, keep, stats, prep.setting, prep.signature_keys())
 
 
 def entropy(
-    texts: Any,
-    n: int = 1,
-    keep_punctuation: bool = True,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-    context: RunContext | None = None,
+    texts: Any, n: int = 1, context: RunContext | None = None, **options: Unpack[GemOptions]
 ) -> Score:
     """Shannon entropy (bits) of the n-gram distribution of the corpus or of each set (GEM's
     entropy-n), then the mean over sets. Higher = more diverse.
@@ -182,58 +246,22 @@ def entropy(
     >>> entropy(["a b a c"], n=1).value
     1.5
     """
-    _check_n(n)
-    prep = _prepared(texts, tokenizer, lowercase, setting, keep_punctuation, context)
-    g = _shared_grams(prep, n, context)
-    n_of = g.totals[g.owner].astype(float)
-    p = g.counts / n_of if g.counts.size else np.zeros(0)
-    values = -_per_group(p * np.log2(p) if p.size else p, g.owner, prep.n_groups)
-    details = {"empty_sets": int((g.totals == 0).sum())}
-    return lexical_score("entropy", values + 0.0, prep, _sig(n, keep_punctuation), details)
+    return _gem_measure("entropy", texts, n, context, options)
 
 
 def cond_entropy(
-    texts: Any,
-    n: int = 2,
-    keep_punctuation: bool = True,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-    context: RunContext | None = None,
+    texts: Any, n: int = 2, context: RunContext | None = None, **options: Unpack[GemOptions]
 ) -> Score:
     """GEM's conditional entropy (bits) of the n-th word given the n-1 before it, over the corpus
     or each set, then the mean over sets. Higher = more diverse.
 
     cond-entropy-n = -sum_g (c(g) / N_n) log2((c(g) / N_n) / (c(g[:-1]) / N_(n-1)))
     """
-    _check_n(n, 2)
-    prep = _prepared(texts, tokenizer, lowercase, setting, keep_punctuation, context)
-    g = _shared_grams(prep, n, context)
-    h = _shared_grams(prep, n - 1, context)
-    values = np.zeros(prep.n_groups)
-    if g.counts.size:
-        # one position of each distinct n-gram; its prefix is the (n-1)-gram at the same position
-        first = np.empty(g.counts.size, dtype=np.int64)
-        first[g.inverse] = np.arange(g.inverse.size)
-        index_at = np.empty(prep.tids.n_tokens, dtype=np.int64)  # position -> its (n-1)-gram
-        index_at[h.starts] = np.arange(h.starts.size)
-        at = index_at[g.starts[first]]
-        prefix_count = h.counts[h.inverse[at]]
-        p = g.counts / g.totals[g.owner]
-        q = prefix_count / h.totals[g.owner]
-        values = -_per_group(p * np.log2(p / q), g.owner, prep.n_groups)
-    details = {"empty_sets": int((g.totals == 0).sum())}
-    return lexical_score("cond-entropy", values + 0.0, prep, _sig(n, keep_punctuation), details)
+    return _gem_measure("cond-entropy", texts, n, context, options)
 
 
 def unique_ngrams(
-    texts: Any,
-    n: int = 1,
-    keep_punctuation: bool = True,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-    context: RunContext | None = None,
+    texts: Any, n: int = 1, context: RunContext | None = None, **options: Unpack[GemOptions]
 ) -> Score:
     """GEM's unique-n: the number of n-grams that occur exactly once in the corpus or the set
     (then the mean over sets). A count: it grows with the amount of text. Higher = more diverse.
@@ -243,17 +271,7 @@ def unique_ngrams(
     >>> unique_ngrams(["a b a c"], n=1).value
     2.0
     """
-    _check_n(n)
-    prep = _prepared(texts, tokenizer, lowercase, setting, keep_punctuation, context)
-    g = _shared_grams(prep, n, context)
-    values = _per_group((g.counts == 1).astype(float), g.owner, prep.n_groups)
-    details = {
-        "distinct_ngrams": np.bincount(g.owner, minlength=prep.n_groups)
-        if prep.setting != CORPUS
-        else int(g.counts.size),
-        "empty_sets": int((g.totals == 0).sum()),
-    }
-    return lexical_score("unique", values, prep, _sig(n, keep_punctuation), details)
+    return _gem_measure("unique", texts, n, context, options)
 
 
 def msttr_of_ids(ids: np.ndarray, window: int = 100) -> tuple[float, int]:
@@ -270,12 +288,9 @@ def msttr_of_ids(ids: np.ndarray, window: int = 100) -> tuple[float, int]:
 def msttr(
     texts: Any,
     window: int = 100,
-    keep_punctuation: bool = True,
     join: str = "given",
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
     context: RunContext | None = None,
+    **options: Unpack[GemOptions],
 ) -> Score:
     """Mean segmental type/token ratio (GEM's MSTTR-100): the responses joined as given
     (``join="sorted"``: in code-point order), segments of ``window`` tokens, the last partial one
@@ -286,7 +301,7 @@ def msttr(
     if not isinstance(window, (int, np.integer)) or window < 1:
         raise InputError(f"MSTTR's segment must be a positive number of tokens, got {window!r}")
     check_join(join)
-    prep = _prepared(texts, tokenizer, lowercase, setting, keep_punctuation, context)
+    prep, keep_punctuation = _prepared(texts, options, context)
     results = [msttr_of_ids(ids, window) for ids in joined_ids(prep, join)]
     values = np.array([v for v, _ in results])
     segments = [s for _, s in results]
@@ -307,13 +322,31 @@ def msttr(
     return lexical_score("msttr", values, prep, sig, details)
 
 
-def intra_distinct(
-    texts: Any,
-    n: int = 1,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
+def per_response_distinct(tids: TokenIds, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each response's own Distinct-n, whether it has an n-gram of order n: 0.0 where not)."""
+    m = tids.n_texts
+    uniq, total = distinct_per_group(tids, n, np.arange(m, dtype=np.int64), m)
+    has = total > 0
+    return np.divide(uniq, total, out=np.zeros(m), where=has), has
+
+
+def intra_distinct_score(
+    n: int,
+    sums: np.ndarray,
+    counted: np.ndarray,
+    empty_responses: int,
+    setting: str,
+    signature_keys: dict[str, Any],
 ) -> Score:
+    """The Score of intra-distinct-n from, per group, the sum of its responses' Distinct-n and
+    the number of responses with an n-gram (``empty_responses``: those without, in all)."""
+    values = np.divide(sums, counted, out=np.zeros(sums.size), where=counted > 0)
+    details = {"empty_responses": int(empty_responses), "empty_sets": int((counted == 0).sum())}
+    sig = make_signature("intra-distinct", n=n, **signature_keys)
+    return values_score("intra-distinct", values, setting, sig, details)
+
+
+def intra_distinct(texts: Any, n: int = 1, **text: Unpack[TextOptions]) -> Score:
     """Intra-distinct-n: the mean over responses of each response's own Distinct-n (its unique
     n-grams / its n-grams), over the corpus or each set (then the mean over sets). Responses with
     no n-gram of order n are left out of the mean (``details["empty_responses"]``). Higher = more
@@ -325,17 +358,10 @@ def intra_distinct(
     0.75
     """
     _check_n(n)
-    prep = prepare(texts, tokenizer, lowercase, setting)
-    n_texts = prep.tids.n_texts
-    uniq, total = distinct_per_group(prep.tids, n, np.arange(n_texts, dtype=np.int64), n_texts)
-    has = total > 0
-    ratio = np.divide(uniq, total, out=np.zeros(n_texts), where=has)
-    group = _group_of_texts(prep)
-    sums = np.bincount(group[has], weights=ratio[has], minlength=prep.n_groups)
-    counted = np.bincount(group[has], minlength=prep.n_groups)
-    values = np.divide(sums, counted, out=np.zeros(prep.n_groups), where=counted > 0)
-    details = {
-        "empty_responses": int((~has).sum()),
-        "empty_sets": int((counted == 0).sum()),
-    }
-    return lexical_score("intra-distinct", values, prep, {"n": n}, details)
+    prep = prepare(texts, **text)
+    ratio, has = per_response_distinct(prep.tids, n)
+    group = prep.group_of_texts[has]
+    sums = np.bincount(group, weights=ratio[has], minlength=prep.n_groups)
+    counted = np.bincount(group, minlength=prep.n_groups)
+    empty = int((~has).sum())
+    return intra_distinct_score(n, sums, counted, empty, prep.setting, prep.signature_keys())

@@ -13,18 +13,25 @@ and how many had none. Both are declarations (:class:`~diveval.state.DeclaredSta
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import InputError
-from ..results import CORPUS, Score, make_signature
+from ..results import CORPUS, Score
 from ..state import SUM, DeclaredState, Reduction
-from ..text.ngrams import distinct_per_group, ngram_starts
-from ..text.prepared import encode_texts
+from ..text.ngrams import ngram_starts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
-from .gem import drop_punctuation
+from .gem import (
+    GemCounts,
+    drop_punctuation,
+    gem_ngram_score,
+    intra_distinct_score,
+    per_response_distinct,
+)
 from .ngram_state import BatchedOrders
 
 GEM_NGRAM_METRICS = ("entropy", "cond-entropy", "unique")
@@ -126,29 +133,15 @@ class GemNgramState(BatchedOrders):
         gives on all the texts, in the corpus setting."""
         grams = self.grams(self.n)
         counts = grams["count"]
-        total = int(counts.sum())
-        details: dict[str, Any] = {"empty_sets": int(total == 0)}
-        value = 0.0
-        if self.metric == "unique":
-            value = float(np.count_nonzero(counts == 1))
-            details = {"distinct_ngrams": int(counts.size), **details}
-        elif total:
-            p = counts / total
-            if self.metric == "entropy":
-                value = float(-np.sum(p * np.log2(p)))
-            else:
-                ctx = self.grams(self.n - 1)
-                ctx_counts = ctx["count"]
-                q = ctx_counts[np.searchsorted(ctx["key"], grams["prefix"])] / ctx_counts.sum()
-                value = float(-np.sum(p * np.log2(p / q)))
-        sig = make_signature(
-            self.metric,
-            n=self.n,
-            punct=self.keep_punctuation,
-            **self._tok.signature,
-            setting=CORPUS,
-        )
-        return Score(self.metric, value + 0.0, sig, CORPUS, None, details)
+        stats = GemCounts(np.zeros(counts.size, np.int64), counts, np.array([counts.sum()]))
+        if self.metric == "cond-entropy":
+            ctx = self.grams(self.n - 1)
+            prefix = ctx["count"][np.searchsorted(ctx["key"], grams["prefix"])]
+            stats = dataclasses.replace(
+                stats, prefix_counts=prefix, prefix_totals=np.array([ctx["count"].sum()])
+            )
+        keys = signature_keys(self._tok, CORPUS)
+        return gem_ngram_score(self.metric, self.n, self.keep_punctuation, stats, CORPUS, keys)
 
 
 def gem_ngram_state(metric: str, n: int, keep_punctuation: bool):
@@ -191,20 +184,18 @@ class IntraDistinctState(DeclaredState):
         texts = list(texts)
         if not all(isinstance(t, str) for t in texts):
             raise InputError("a corpus state takes a list of texts (str)")
-        tids = encode_texts(texts, self._tok)
-        m = tids.n_texts
-        uniq, total = distinct_per_group(tids, self.n, np.arange(m, dtype=np.int64), m)
-        has = total > 0
-        self.total += float(np.sum(uniq[has] / total[has]))
+        ratio, has = per_response_distinct(encode_texts(texts, self._tok), self.n)
+        self.total += float(np.sum(ratio[has]))
         self.counted += int(has.sum())
         self.empty += int((~has).sum())
 
     def result(self) -> Score:
         """The Score :func:`diveval.lexical.gem.intra_distinct` gives on all the texts."""
-        value = self.total / self.counted if self.counted else 0.0
-        sig = make_signature("intra-distinct", n=self.n, **self._tok.signature, setting=CORPUS)
-        details = {"empty_responses": self.empty, "empty_sets": int(self.counted == 0)}
-        return Score("intra-distinct", value, sig, CORPUS, None, details)
+        keys = signature_keys(self._tok, CORPUS)
+        counted = np.array([self.counted])
+        return intra_distinct_score(
+            self.n, np.array([self.total]), counted, self.empty, CORPUS, keys
+        )
 
 
 def intra_distinct_state(n: int):

@@ -46,6 +46,21 @@ def in_join_order(texts: Sequence[str], join: str = "given") -> list[str]:
     return list(texts) if check_join(join) == "given" else sorted(texts)
 
 
+def values_score(
+    metric: str,
+    values: Any,
+    setting: str,
+    signature: str,
+    details: Mapping[str, Any] | None = None,
+) -> Score:
+    """The Score of per-group values: the value itself (corpus) or the mean over sets, the per-set
+    values its items (sets)."""
+    arr = np.asarray(values, dtype=float)
+    if setting == CORPUS:
+        return Score(metric, float(arr[0]), signature, setting, None, dict(details or {}))
+    return Score(metric, float(arr.mean()), signature, setting, arr, dict(details or {}))
+
+
 def group_score(
     metric: str,
     values: Sequence[float],
@@ -53,9 +68,7 @@ def group_score(
     sig: Mapping[str, Any],
     details: Mapping[str, Any] | None = None,
 ) -> Score:
-    """The Score of per-group values: the value itself (corpus) or the mean over sets (sets)."""
-    arr = np.asarray(values, dtype=float)
-    signature = make_signature(metric, **sig, setting=setting)
-    if setting == CORPUS:
-        return Score(metric, float(arr[0]), signature, setting, None, dict(details or {}))
-    return Score(metric, float(arr.mean()), signature, setting, arr, dict(details or {}))
+    """:func:`values_score`, the signature ``sig`` and the setting."""
+    return values_score(
+        metric, values, setting, make_signature(metric, **sig, setting=setting), details
+    )

@@ -20,18 +20,15 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..results import CORPUS, Score, make_signature
+from ..results import CORPUS, Score
 from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
 from ..text.ngrams import ngram_starts, unique_sorted
-from ..text.prepared import encode_texts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
-from .ead import (
-    Vocab,
-    ead_details,
-    ead_value,
-    resolve_vocab_size,
-)
+from .counts import Finish, counts_score
+from .distinct import avg_distinct_of_counts, distinct_of_counts
+from .ead import Vocab, ead_of_counts, resolve_vocab_size
 from .ngram_stream import NgramCounters
 
 __all__ = [
@@ -47,6 +44,21 @@ __all__ = [
 ]
 
 
+#: The formulas of the metrics the n-gram counts give (EAD's needs V: :func:`ngram_finish`).
+NGRAM_METRICS = ("distinct", "avg-distinct", "ead")
+
+
+def ngram_finish(metric: str, tokenizer: Any, vocab: Vocab | None = None) -> Finish:
+    """The formula of ``metric`` over n-gram counts, the one its function form uses."""
+    if metric == "distinct":
+        return distinct_of_counts
+    if metric == "avg-distinct":
+        return avg_distinct_of_counts
+    if metric == "ead":
+        return ead_of_counts(resolve_vocab_size(vocab, tokenizer))
+    raise InputError(f"n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
+
+
 def corpus_ngram_score(
     metric: str,
     n: int,
@@ -57,33 +69,17 @@ def corpus_ngram_score(
     details_extra: Callable[[int], dict[str, Any]] | None = None,
 ) -> Score:
     """The corpus Score of ``distinct``, ``avg-distinct`` (orders 1..n) or ``ead`` from
-    ``counts(order) -> (distinct, total)``, with the signature and details the in-memory metric
-    gives (plus ``signature_extra``, e.g. an approximation, and ``details_extra(order)``)."""
-    sig_keys = {**tokenizer.signature, "setting": CORPUS, **(signature_extra or {})}
-    if metric == "avg-distinct":
-        ratios = [d / t if t else 0.0 for d, t in map(counts, range(1, n + 1))]
-        sig = make_signature("avg-distinct", n=f"1-{n}", **sig_keys)
-        return Score(metric, float(np.mean(ratios)), sig, CORPUS, None, {})
-    distinct, total = counts(n)
-    details: dict[str, Any] = {}
-    if metric == "distinct":
-        value = distinct / total if total else 0.0
-        details = {
-            "distinct_ngrams": distinct,
-            "total_ngrams": total,
-            "empty_sets": int(total == 0),
-        }
-        sig = make_signature("distinct", n=n, **sig_keys)
-    elif metric == "ead":
-        size, how = resolve_vocab_size(vocab, tokenizer)
-        value = ead_value(distinct, total, float(size) ** n)
-        details = ead_details([value], distinct, size, False, n)
-        sig = make_signature("ead", n=n, V=how, **sig_keys)
-    else:
-        raise InputError(f"corpus n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
-    if details_extra is not None:
-        details.update(details_extra(n))
-    return Score(metric, value, sig, CORPUS, None, details)
+    ``counts(order) -> (distinct, total)``, through the finisher and formula of the function
+    forms (:func:`~diveval.lexical.counts.counts_score`) over one group (plus ``signature_extra``,
+    e.g. an approximation, and ``details_extra(order)``)."""
+    finish = ngram_finish(metric, tokenizer, vocab)
+    keys = {**signature_keys(tokenizer, CORPUS), **(signature_extra or {})}
+
+    def one_group(order: int) -> tuple[np.ndarray, np.ndarray]:
+        distinct, total = counts(order)
+        return np.array([distinct]), np.array([total])
+
+    return counts_score(metric, finish, n, one_group, CORPUS, keys, details_extra)
 
 
 class BatchedOrders(DeclaredState):
@@ -232,7 +228,7 @@ class NgramMetricState(NgramCounts):
         lowercase: bool = False,
         vocab: Vocab | None = None,
     ):
-        if metric not in ("distinct", "avg-distinct", "ead"):
+        if metric not in NGRAM_METRICS:
             raise InputError(f"n-gram counts give distinct, avg-distinct or ead, not {metric!r}")
         self.metric, self.n = metric, int(n)
         # a list of texts (a vocabulary corpus) is kept as a list: the header is JSON

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypedDict, Unpack
 
 from ..errors import MissingDependencyError
 from ..models.pos_tagger import default_tagger
@@ -116,7 +116,30 @@ def _defaults(tagger, split):
     return tagger, split if split is not None else punkt_sentences()
 
 
-def _templates_by_group(texts, n, top_n, join, setting, tagger, split_sentences):
+class TemplateOptions(TypedDict, total=False):
+    """The options of both template metrics (defaults: :func:`templates_by_group`'s): ``n``, the
+    tag n-gram's length (5); ``top_n``, how many of the most frequent are templates (100);
+    ``join`` ("given" or "sorted"); ``setting``; ``tagger``, a spaCy model or folder (None: the
+    default, ``en_core_web_md``); ``split_sentences`` (None: nltk Punkt with default
+    parameters)."""
+
+    n: int
+    top_n: int
+    join: str
+    setting: str | None
+    tagger: Any
+    split_sentences: Callable[[str], list[str]] | None
+
+
+def templates_by_group(
+    texts: Any,
+    n: int = 5,
+    top_n: int = 100,
+    join: str = "given",
+    setting: str | None = None,
+    tagger: Any = None,
+    split_sentences: Callable[[str], list[str]] | None = None,
+) -> tuple[str, list[tuple[list[str], list[str]]], dict[str, Any]]:
     """(the setting found, [(a group's responses, its templates)], the signature) of both
     template metrics."""
     check_join(join)
@@ -127,37 +150,17 @@ def _templates_by_group(texts, n, top_n, join, setting, tagger, split_sentences)
     return found, with_templates, sig
 
 
-def template_rate(
-    texts: Any,
-    n: int = 5,
-    top_n: int = 100,
-    join: str = "given",
-    setting: str | None = None,
-    tagger: Any = None,
-    split_sentences: Callable[[str], list[str]] | None = None,
-) -> Score:
+def template_rate(texts: Any, **options: Unpack[TemplateOptions]) -> Score:
     """Fraction of responses that contain a POS template text (per corpus or per set)."""
-    found, groups, sig = _templates_by_group(
-        texts, n, top_n, join, setting, tagger, split_sentences
-    )
+    found, groups, sig = templates_by_group(texts, **options)
     values = [rate_of(g, templates) for g, templates in groups]
     return group_score("template-rate", values, found, sig)
 
 
-def templates_per_token(
-    texts: Any,
-    n: int = 5,
-    top_n: int = 100,
-    join: str = "given",
-    setting: str | None = None,
-    tagger: Any = None,
-    split_sentences: Callable[[str], list[str]] | None = None,
-) -> Score:
+def templates_per_token(texts: Any, **options: Unpack[TemplateOptions]) -> Score:
     """Mean over responses of template occurrences per whitespace token (per corpus or set);
     ``details["per_document"]`` holds every response's value."""
-    found, groups, sig = _templates_by_group(
-        texts, n, top_n, join, setting, tagger, split_sentences
-    )
+    found, groups, sig = templates_by_group(texts, **options)
     per_doc: list[float] = []
     values = []
     for g, templates in groups:

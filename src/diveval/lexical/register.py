@@ -13,8 +13,10 @@ published definitions), in code-point order with the ``join="sorted"`` option (C
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..registry import Metric, pair_mean_at_k, register_all
-from ..results import SETS
+from ..results import SETS, Score
 from .compression import compression_ratio, pos_compression_ratio
 from .cosine import cosine_diversity
 from .distinct import avg_distinct, distinct
@@ -30,6 +32,29 @@ from .self_bleu import self_bleu
 from .self_bleu_state import self_bleu_state
 
 _EAD_OPTIONS = ("tokenizer", "lowercase", "vocab")
+
+
+def _joining(
+    name: str,
+    description: str,
+    compute: Callable[..., Score],
+    options: tuple[str, ...] = ("tokenizer", "lowercase"),
+    **row: Any,
+) -> Metric:
+    """The row of a metric that JOINS the responses into one text: it takes the ``join`` option
+    besides ``options`` and its value depends on the order of the responses."""
+    return Metric(
+        name, description, compute, options=(*options, "join"), order_dependent=True, **row
+    )
+
+
+#: What the rows of the two part-of-speech template metrics share.
+_POS_TEMPLATE_ROW: dict[str, Any] = {
+    "options": (),
+    "extra": "pos",
+    "direction": "lower",
+    "citation": "Shaib et al. 2024",
+}
 
 CORE = [
     *(
@@ -144,31 +169,29 @@ CORE = [
 
 LLM_EVALUATION = [
     *(
-        Metric(
+        _joining(
             name,
             f"bytes of the responses joined as given / bytes after {alg} (Shaib et al. "
             "2024); higher = more repetitive",
             compression_ratio,
-            options=("join",),
+            options=(),
             fixed={"algorithm": alg},
             direction="lower",
             citation="Shaib et al. 2024",
-            order_dependent=True,
             reference="the diversity package 0.3.1: xz equal to its 3 decimals; for gzip it "
             "compresses twice, so its ratio is a little lower (tested as such)",
         )
         for name, alg in (("compression-ratio", "gzip"), ("compression-ratio-xz", "xz"))
     ),
-    Metric(
+    _joining(
         "pos-compression-ratio",
         "gzip compression ratio of the part-of-speech tag sequence, spaCy en_core_web_md "
         "(Shaib et al. 2024); higher = more repetitive syntax",
         pos_compression_ratio,
-        options=("join",),
+        options=(),
         extra="pos",
         direction="lower",
         citation="Shaib et al. 2024",
-        order_dependent=True,
     ),
     Metric(
         "self-repetition",
@@ -180,68 +203,67 @@ LLM_EVALUATION = [
         citation="Salkar et al. 2022",
         reference="the diversity package 0.3.1 (self_repetition_score), to 1e-12",
     ),
-    Metric(
+    _joining(
         "ngram-diversity",
         "sum over n=1..4 of unique/all n-grams of the responses joined as given into one "
         "sequence (the diversity package's score; range 0-4)",
         ngram_diversity,
-        options=("tokenizer", "lowercase", "join"),
         fixed={"max_n": 4},
         direction="higher",
         citation="Shaib et al. 2024",
-        order_dependent=True,
         reference="the diversity package 0.3.1 (ngram_diversity_score), to its 3 decimals with "
         "--tokenizer space (its split on single spaces); the default whitespace tokenizer "
         "equals it on single-spaced text only",
     ),
-    Metric(
-        "template-rate",
-        "fraction of responses holding a text of the 100 most frequent part-of-speech 5-grams "
-        "(Shaib et al. 2024); higher = more templated",
-        template_rate,
-        options=("join",),
-        extra="pos",
-        direction="lower",
-        citation="Shaib et al. 2024",
-        order_dependent=True,
-        reference="the diversity package 0.3.1 (template_rate) with the same sentence splitter and"
-        " tagger",
+    *(
+        _joining(name, description, function, reference=reference, **_POS_TEMPLATE_ROW)
+        for name, description, function, reference in (
+            (
+                "template-rate",
+                "fraction of responses holding a text of the 100 most frequent part-of-speech "
+                "5-grams (Shaib et al. 2024); higher = more templated",
+                template_rate,
+                "the diversity package 0.3.1 (template_rate) with the same sentence splitter and"
+                " tagger",
+            ),
+            (
+                "templates-per-token",
+                "mean over responses of POS-template occurrences per token (Shaib et al. 2024); "
+                "higher = more templated",
+                templates_per_token,
+                "the diversity package 0.3.1 (templates_per_token) with the same sentence "
+                "splitter and tagger, to 1e-12",
+            ),
+        )
     ),
-    Metric(
-        "templates-per-token",
-        "mean over responses of POS-template occurrences per token (Shaib et al. 2024); "
-        "higher = more templated",
-        templates_per_token,
-        options=("join",),
-        extra="pos",
-        direction="lower",
-        citation="Shaib et al. 2024",
-        order_dependent=True,
-        reference="the diversity package 0.3.1 (templates_per_token) with the same sentence "
-        "splitter and tagger, to 1e-12",
-    ),
-    Metric(
-        "mattr",
-        "moving-average type/token ratio over windows of 50 tokens of the responses joined "
-        "as given (Covington & McFall 2010)",
-        mattr,
-        options=("tokenizer", "lowercase", "join"),
-        fixed={"window": 50},
-        direction="higher",
-        citation="Covington & McFall 2010",
-        order_dependent=True,
-        reference="lexicalrichness 0.5.1 on the same tokens, to 1e-12",
-    ),
-    Metric(
-        "mtld",
-        "measure of textual lexical diversity, factor threshold 0.72, forward and backward "
-        "averaged, of the responses joined as given (McCarthy & Jarvis 2010)",
-        mtld,
-        options=("tokenizer", "lowercase", "join"),
-        direction="higher",
-        citation="McCarthy & Jarvis 2010",
-        order_dependent=True,
-        reference="lexicalrichness 0.5.1 on the same tokens, to 1e-12",
+    *(
+        _joining(
+            name,
+            description,
+            function,
+            fixed=fixed,
+            direction="higher",
+            citation=citation,
+            reference="lexicalrichness 0.5.1 on the same tokens, to 1e-12",
+        )
+        for name, description, function, fixed, citation in (
+            (
+                "mattr",
+                "moving-average type/token ratio over windows of 50 tokens of the responses "
+                "joined as given (Covington & McFall 2010)",
+                mattr,
+                {"window": 50},
+                "Covington & McFall 2010",
+            ),
+            (
+                "mtld",
+                "measure of textual lexical diversity, factor threshold 0.72, forward and "
+                "backward averaged, of the responses joined as given (McCarthy & Jarvis 2010)",
+                mtld,
+                {},
+                "McCarthy & Jarvis 2010",
+            ),
+        )
     ),
     Metric(
         "hdd",
@@ -302,16 +324,14 @@ GEM = [
         for n in ns
     ),
     *(
-        Metric(
+        _joining(
             f"msttr-100{suffix}",
             "mean type/token ratio of segments of 100 tokens of the responses joined as given, "
             f"the last partial segment dropped (GEM's MSTTR-100){what}",
             msttr,
-            options=("tokenizer", "lowercase", "join"),
             fixed={"window": 100, "keep_punctuation": keep},
             direction="higher",
             citation=_GEM_CITATION,
-            order_dependent=True,
             reference=_GEM_REFERENCE,
         )
         for keep, suffix, what in _PUNCT

@@ -26,22 +26,16 @@ decimals.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from ..results import Score
 from ..text.ngrams import NgramCounts, TokenIds, factorize, ngram_codes, text_of_positions
-from ..text.prepared import Prepared, prepare
-from ..text.tokenizers import Tokenizer
+from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
 from .groups import check_join
-
-
-def _group_of_texts(prep: Prepared) -> np.ndarray:
-    if prep.group is None:
-        return np.zeros(prep.tids.n_texts, dtype=np.int64)
-    return prep.group
+from .richness import joined_ids
 
 
 def _per_group_mean(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -55,7 +49,7 @@ def _per_group_mean(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.
 def self_repetition_per_text(prep: Prepared, n: int = 4) -> np.ndarray:
     """log(S(d) + 1) of every text; other documents are those of the same set (sets setting)."""
     tids = prep.tids
-    group = _group_of_texts(prep)
+    group = prep.group_of_texts
     codes, starts, _ = ngram_codes(tids, n)
     out = np.zeros(tids.n_texts)
     if codes.size == 0:
@@ -74,30 +68,12 @@ def self_repetition_per_text(prep: Prepared, n: int = 4) -> np.ndarray:
     return np.log(sums + 1.0)
 
 
-def self_repetition(
-    texts: Any,
-    n: int = 4,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-) -> Score:
+def self_repetition(texts: Any, n: int = 4, **text: Unpack[TextOptions]) -> Score:
     """Mean over documents of log(1 + occurrences of their n-grams in other documents)."""
-    prep = prepare(texts, tokenizer, lowercase, setting)
+    prep = prepare(texts, **text)
     per_text = self_repetition_per_text(prep, n)
-    values = _per_group_mean(per_text, _group_of_texts(prep), prep.n_groups)
+    values = _per_group_mean(per_text, prep.group_of_texts, prep.n_groups)
     return lexical_score("self-repetition", values, prep, {"n": n}, {"per_text": per_text})
-
-
-def _joined(prep: Prepared, members: np.ndarray, join: str) -> TokenIds:
-    """The token ids of the texts ``members`` as one text (as given, or in code-point order)."""
-    tids = prep.tids
-    order = list(members)
-    if join == "sorted":
-        vocab, off = tids.vocab, tids.offsets
-        order.sort(key=lambda i: " ".join(vocab[t] for t in tids.ids[off[i] : off[i + 1]]))
-    parts = [tids.ids[tids.offsets[i] : tids.offsets[i + 1]] for i in order]
-    ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return TokenIds(ids, np.array([0, ids.size], dtype=np.int64), tids.vocab)
 
 
 def ngram_diversity_of_ids(joined: TokenIds, max_n: int = 4) -> float:
@@ -111,23 +87,18 @@ def ngram_diversity_of_ids(joined: TokenIds, max_n: int = 4) -> float:
 
 
 def ngram_diversity(
-    texts: Any,
-    max_n: int = 4,
-    join: str = "given",
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
+    texts: Any, max_n: int = 4, join: str = "given", **text: Unpack[TextOptions]
 ) -> Score:
     """The ``diversity`` package's n-gram diversity score: sum over n = 1..max_n of the distinct
     ratio of the documents joined into one sequence, as given (``join="sorted"``: in code-point
     order; see the module's docstring)."""
     check_join(join)
-    prep = prepare(texts, tokenizer, lowercase, setting)
-    group = _group_of_texts(prep)
+    prep = prepare(texts, **text)
+    vocab = prep.tids.vocab
     values = np.array(
         [
-            ngram_diversity_of_ids(_joined(prep, np.flatnonzero(group == g), join), max_n)
-            for g in range(prep.n_groups)
+            ngram_diversity_of_ids(TokenIds(ids, np.array([0, ids.size]), vocab), max_n)
+            for ids in joined_ids(prep, join)
         ]
     )
     sig = {"n": f"1-{max_n}", "sum": "yes", "join": join}

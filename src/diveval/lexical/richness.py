@@ -29,27 +29,23 @@ Every measure of an empty sequence is 0.0. Higher = more diverse for all of them
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Sequence, Unpack
 
 import numpy as np
+from scipy.special import gammaln
 
 from ..errors import InputError
 from ..results import SETS, Score
 from ..text.ngrams import factorize, ngram_codes, text_of_positions
-from ..text.prepared import Prepared, prepare
-from ..text.tokenizers import Tokenizer
+from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
 from .groups import check_join
-
-
-def _group_of_texts(prep: Prepared) -> np.ndarray:
-    return prep.group if prep.group is not None else np.zeros(prep.tids.n_texts, dtype=np.int64)
 
 
 def members_in_order(prep: Prepared, join: str = "given") -> list[list[int]]:
     """Per group (the corpus, or each set), its texts' indices as given, or (``"sorted"``) in
     code-point order of the texts (their tokens joined by one space)."""
-    group = _group_of_texts(prep)
+    group = prep.group_of_texts
     members = [np.flatnonzero(group == g).tolist() for g in range(prep.n_groups)]
     if check_join(join) == "given":
         return members
@@ -142,66 +138,42 @@ def hdd_of_ids(ids: np.ndarray, draws: int = 42) -> float:
     p0 = np.zeros(freq.size)
     ok = rest >= d
     r = rest[ok].astype(float)
-    from scipy.special import gammaln
-
     p0[ok] = np.exp(gammaln(r + 1) - gammaln(d + 1) - gammaln(r - d + 1) - log_c)
     return float(np.sum((1 - p0) / d))
 
 
-def _richness(name: str, of_ids, parameter: dict, join, texts, tokenizer, lowercase, setting):
+def _richness(
+    name: str, of_ids, parameter: dict, join: str | None, texts: Any, text: TextOptions
+) -> Score:
     """``of_ids(ids, **parameter)`` of each joined text. ``join``: None for a measure that does not
     depend on the order (HD-D): no signature key."""
     if join is not None:
         check_join(join)
-    prep = prepare(texts, tokenizer, lowercase, setting)
+    prep = prepare(texts, **text)
     values = np.array([of_ids(ids, **parameter) for ids in joined_ids(prep, join or "given")])
     return lexical_score(name, values, prep, {**parameter, "join": join})
 
 
-def mattr(
-    texts: Any,
-    window: int = 50,
-    join: str = "given",
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-) -> Score:
+def mattr(texts: Any, window: int = 50, join: str = "given", **text: Unpack[TextOptions]) -> Score:
     """Moving-average type/token ratio (Covington & McFall 2010), window 50 by default, of the
     responses joined as given (``join="sorted"``: in code-point order)."""
     if window < 1:
         raise InputError(f"MATTR's window must be a positive number of tokens, got {window}")
-    return _richness(
-        "mattr", mattr_of_ids, {"window": window}, join, texts, tokenizer, lowercase, setting
-    )
+    return _richness("mattr", mattr_of_ids, {"window": window}, join, texts, text)
 
 
 def mtld(
-    texts: Any,
-    threshold: float = 0.72,
-    join: str = "given",
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
+    texts: Any, threshold: float = 0.72, join: str = "given", **text: Unpack[TextOptions]
 ) -> Score:
     """Measure of textual lexical diversity (McCarthy & Jarvis 2010), threshold 0.72, of the
     responses joined as given (``join="sorted"``: in code-point order)."""
-    return _richness(
-        "mtld", mtld_of_ids, {"threshold": threshold}, join, texts, tokenizer, lowercase, setting
-    )
+    return _richness("mtld", mtld_of_ids, {"threshold": threshold}, join, texts, text)
 
 
-def hdd(
-    texts: Any,
-    draws: int = 42,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
-) -> Score:
+def hdd(texts: Any, draws: int = 42, **text: Unpack[TextOptions]) -> Score:
     """HD-D (McCarthy & Jarvis 2007), 42 draws: a function of the token counts only, so the
     order of the responses does not matter (no ``join``)."""
-    return _richness(
-        "hdd", hdd_of_ids, {"draws": draws}, None, texts, tokenizer, lowercase, setting
-    )
+    return _richness("hdd", hdd_of_ids, {"draws": draws}, None, texts, text)
 
 
 def distinct_curve_of_group(
@@ -251,9 +223,7 @@ def distinct_at_k(
     samples: int = 200,
     seed: int = 0,
     confidence: float = 0.95,
-    tokenizer: str | Tokenizer = "whitespace",
-    lowercase: bool = False,
-    setting: str | None = None,
+    **text: Unpack[TextOptions],
 ) -> Score:
     """Mean Distinct-n of ``samples`` random subsets of ``k`` responses (seeded), per corpus or
     set. ``details["curve"]``: per group, the curve over ``ks`` (default 1, 2, 4, ... up to the
@@ -261,7 +231,7 @@ def distinct_at_k(
     at ``k``. A group smaller than k is scored at its own size (every subset is the group), i.e.
     its plain Distinct-n, which is not comparable with distinct@k of larger groups: the Score then
     carries a warning and ``details["smaller_than_k"]``, the number of such groups."""
-    prep = prepare(texts, tokenizer, lowercase, setting)
+    prep = prepare(texts, **text)
     codes, starts, _ = ngram_codes(prep.tids, n)
     text_of_code = text_of_positions(prep.tids, starts)
     rng = np.random.default_rng(seed)

@@ -28,13 +28,14 @@ n has precision 0/1 at order n (smoothed like any other zero).
 from __future__ import annotations
 
 from itertools import chain
-from typing import Hashable, Sequence
+from typing import Any, Hashable, Sequence
 
 import numpy as np
 
 from ..errors import InputError
-from ..results import CORPUS, Score, make_signature
+from ..results import CORPUS, SETS, Score, make_signature
 from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.ngrams import unique_counts
 from ..text.prepared import prepare
 
 __all__ = ["self_bleu", "self_bleu_tokens", "self_bleu_ids", "sample_indices"]
@@ -68,29 +69,33 @@ def sample_indices(n_sentences: int, sample: int | None, seed: int = 0) -> np.nd
     return np.sort(rng.choice(n_sentences, size=int(sample), replace=False))
 
 
+def closest_other_length(
+    lengths: np.ndarray, codes: np.ndarray, present: np.ndarray, held: np.ndarray, base: int
+) -> np.ndarray:
+    """nltk's closest reference length of each sentence among the *other* sentences of its group
+    (shorter wins a tie), from the histogram of (group, length): ``present``, the sorted distinct
+    codes group * ``base`` + length; ``held``, how many sentences have each; ``codes``, each
+    sentence's own code. Another sentence of the same length is at distance 0."""
+    at = np.searchsorted(present, codes)  # present[at] == codes
+    group_base = codes - lengths
+    lower = present[np.maximum(at - 1, 0)] - group_base
+    upper = present[np.minimum(at + 1, present.size - 1)] - group_base
+    has_lower = (at > 0) & (lower >= 0)
+    has_upper = (at + 1 < present.size) & (upper < base)
+    use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
+    return np.where(held[at] >= 2, lengths, np.where(use_lower, lower, upper))
+
+
 def _closest_other_lengths(
     lengths: np.ndarray, group: np.ndarray, include_self: bool
 ) -> np.ndarray:
-    """nltk closest reference length of every sentence against the other sentences of its group
-    (shorter wins a tie)."""
+    """:func:`closest_other_length` of every sentence against the other sentences of its group."""
     if include_self or lengths.size == 0:
         return lengths.copy()  # the hypothesis itself is a reference at distance 0
     base = int(lengths.max()) + 1
-    code = group * base + lengths
-    srt = np.sort(code)
-    lo = np.searchsorted(srt, code, side="left")
-    hi = np.searchsorted(srt, code, side="right")
-    gbase = group * base
-    n = srt.size
-    lo_c = np.maximum(lo - 1, 0)
-    hi_c = np.minimum(hi, n - 1)
-    has_lower = (lo > 0) & (srt[lo_c] >= gbase)
-    has_upper = (hi < n) & (srt[hi_c] < gbase + base)
-    lower = srt[lo_c] - gbase
-    upper = srt[hi_c] - gbase
-    use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
-    closest = np.where(use_lower, lower, upper)
-    return np.where(hi - lo >= 2, lengths, closest)  # another sentence has the same length
+    codes = group * base + lengths
+    present, held = unique_counts(codes)
+    return closest_other_length(lengths, codes, present, held, base)
 
 
 # Sorted arrays are processed in slices of about this many elements (cut at n-gram boundaries):
@@ -271,6 +276,50 @@ def _slice_stats(srt: _Sorted, a: int, b: int, sent: np.ndarray, want_rank: bool
     return hits[0], hits[1], (el_rank, order, int(gstart.size))
 
 
+def bleu_orders(max_n: int, smoothing: str) -> int:
+    """The n-gram orders whose matches BLEU-``max_n`` reads: method5/method7 use the 5-gram
+    precision whatever max_n is (nltk)."""
+    return max(max_n, 5) if smoothing in ("method5", "method7") else max_n
+
+
+def bleu_of_matches(
+    num: np.ndarray,
+    lengths: np.ndarray,
+    ref: np.ndarray,
+    weights: Sequence[float],
+    smoothing: str,
+) -> np.ndarray:
+    """nltk ``sentence_bleu`` of each sentence from its clipped matches ``num`` (one column per
+    order, :func:`bleu_orders` of them), its length and its closest reference length, however the
+    matches were counted (in one pass, or against a merged state's table)."""
+    orders = np.arange(1, num.shape[1] + 1)
+    den = np.maximum(1, lengths[:, None] - orders[None, :] + 1)  # nltk: max(1, #n-grams)
+    n = len(weights)
+    p5 = (num[:, 4], den[:, 4]) if num.shape[1] >= 5 else None
+    return bleu_from_counts(num[:, :n], den[:, :n], lengths, ref, weights, smoothing, p5=p5)
+
+
+def self_bleu_signature(
+    max_n: int,
+    smoothing: str,
+    include_self: bool,
+    signature_keys: dict[str, Any],
+    sample: int | None = None,
+    seed: int = 0,
+) -> str:
+    """Every choice that changes a Self-BLEU figure, however it was scored (in one pass, or in two
+    over a merged state); ``signature_keys``: the tokenizer's and the setting."""
+    return make_signature(
+        "self-bleu",
+        n=max_n,
+        smooth=smoothing,
+        sample=sample,
+        seed=seed if sample is not None else None,
+        self=True if include_self else None,
+        **signature_keys,
+    )
+
+
 def self_bleu_ids(
     ids: np.ndarray,
     lengths: np.ndarray,
@@ -313,19 +362,12 @@ def self_bleu_ids(
         )
     n, weights = resolve_weights(None if weights is not None else max_n, weights)
     smoothing = resolve_smoothing(smoothing)
-    # method5/method7 use the 5-gram precision whatever max_n is (nltk)
-    n_orders = max(n, 5) if smoothing in ("method5", "method7") else n
     num = _clipped_matches(
-        ids, lengths, None if group is None else group_arr, n_orders, include_self
+        ids, lengths, None if group is None else group_arr, bleu_orders(n, smoothing), include_self
     )
-    orders = np.arange(1, n_orders + 1)
-    den = np.maximum(1, lengths[:, None] - orders[None, :] + 1)  # nltk: max(1, #n-grams)
     ref = _closest_other_lengths(lengths, group_arr, include_self)
     hyp = np.arange(N) if hypotheses is None else np.asarray(hypotheses, dtype=np.int64)
-    p5 = (num[hyp, 4], den[hyp, 4]) if n_orders >= 5 else None
-    return bleu_from_counts(
-        num[hyp, :n], den[hyp, :n], lengths[hyp], ref[hyp], weights, smoothing, p5=p5
-    )
+    return bleu_of_matches(num[hyp], lengths[hyp], ref[hyp], weights, smoothing)
 
 
 def self_bleu_tokens(
@@ -386,15 +428,7 @@ def self_bleu(
     tids = prep.tids
     lengths = tids.lengths
     need = 1 if include_self else 2
-    sig = {
-        "n": n,
-        "smooth": smooth,
-        "sample": sample,
-        "seed": seed if sample is not None else None,
-        "self": True if include_self else None,
-        **prep.signature_keys(),
-    }
-    signature = make_signature("self-bleu", **sig)
+    keys = prep.signature_keys()
     if prep.setting == CORPUS:
         if lengths.size < need:
             raise InputError(
@@ -407,7 +441,8 @@ def self_bleu(
             raise InputError(str(exc)) from None
         per = self_bleu_ids(tids.ids, lengths, None, n, smooth, hyp, include_self)
         details = {"hypotheses": hyp} if sample is not None else {}
-        return Score("self-bleu", float(per.mean()), signature, prep.setting, per, details)
+        signature = self_bleu_signature(n, smooth, include_self, keys, sample, seed)
+        return Score("self-bleu", float(per.mean()), signature, CORPUS, per, details)
     if sample is not None:
         raise InputError(
             "sample= applies to the corpus setting (one list of responses), not to sets"
@@ -422,6 +457,7 @@ def self_bleu(
     # all sets in one pass: the set id is part of every n-gram key, references stay inside a set
     per = self_bleu_ids(tids.ids, lengths, prep.set_index, n, smooth, None, include_self)
     per_set = np.bincount(prep.set_index, weights=per, minlength=prep.n_groups) / sizes
+    signature = self_bleu_signature(n, smooth, include_self, keys)
     return Score(
-        "self-bleu", float(per_set.mean()), signature, prep.setting, per_set, {"per_sentence": per}
+        "self-bleu", float(per_set.mean()), signature, SETS, per_set, {"per_sentence": per}
     )

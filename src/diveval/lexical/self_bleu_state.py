@@ -18,13 +18,19 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..results import CORPUS, Score, make_signature
+from ..results import CORPUS, Score
 from ..state import CAT, PADDED_SUM, DeclaredState, Reduction
-from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
+from ..text.bleu import resolve_smoothing, resolve_weights
 from ..text.ngrams import ngram_starts, text_of_positions
-from ..text.prepared import encode_texts
+from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
 from ..text.tokenizers import get_tokenizer, state_tokenizer
+from .self_bleu import (
+    bleu_of_matches,
+    bleu_orders,
+    closest_other_length,
+    self_bleu_signature,
+)
 
 #: One row per distinct n-gram: its key, the largest count any sentence has (c1), how many
 #: sentences hold c1 (m1) and the largest count below c1 (c2, 0 if none).
@@ -113,10 +119,7 @@ class SelfBleuState(DeclaredState):
             self.smoothing = resolve_smoothing(smoothing)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        # method5/method7 use the 5-gram precision whatever max_n is (nltk)
-        self.n_orders = (
-            max(self.max_n, 5) if self.smoothing in ("method5", "method7") else self.max_n
-        )
+        self.n_orders = bleu_orders(self.max_n, self.smoothing)
         self.tokenizer, self.lowercase = tokenizer, bool(lowercase)
         self.include_self, self.keep = bool(include_self), bool(keep)
         self._tok = get_tokenizer(tokenizer, lowercase)
@@ -209,15 +212,8 @@ class SelfBleuState(DeclaredState):
         if self.include_self:
             return lengths.copy()
         present = np.flatnonzero(self.lengths)
-        own = self.lengths[lengths]
-        lo = np.searchsorted(present, lengths, side="left")  # present[lo] == length
-        lower = present[np.maximum(lo - 1, 0)]
-        upper = present[np.minimum(lo + 1, present.size - 1)]
-        has_lower = lo > 0
-        has_upper = lo + 1 < present.size
-        use_lower = has_lower & (~has_upper | (lengths - lower <= upper - lengths))
-        closest = np.where(use_lower, lower, upper)
-        return np.where(own >= 2, lengths, closest)
+        held = self.lengths[present]
+        return closest_other_length(lengths, lengths, present, held, self.lengths.size)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Pass 2: the Self-BLEU of each of ``texts`` (sentences counted in this state) against
@@ -258,15 +254,9 @@ class SelfBleuState(DeclaredState):
                 others = np.where((counts == c1[at]) & (m1[at] < 2), c2[at], c1[at])
                 clipped = np.minimum(counts, others)
             num[:, n - 1] = np.bincount(sent, weights=clipped, minlength=lengths.size)
-        orders = np.arange(1, self.n_orders + 1)
-        den = np.maximum(1, lengths[:, None] - orders[None, :] + 1)  # nltk: max(1, #n-grams)
         _, weights = resolve_weights(self.max_n, None)
-        p5 = (num[:, 4], den[:, 4]) if self.n_orders >= 5 else None
         ref = self._closest_other_length(lengths)
-        n = self.max_n
-        return bleu_from_counts(
-            num[:, :n], den[:, :n], lengths, ref, weights, self.smoothing, p5=p5
-        )
+        return bleu_of_matches(num, lengths, ref, weights, self.smoothing)
 
     def result(self, per_sentence: np.ndarray | None = None) -> Score:
         """The corpus Score from the pass-2 values of every sentence (in input order), or, with
@@ -290,14 +280,8 @@ class SelfBleuState(DeclaredState):
         per = np.asarray(per_sentence, dtype=float)
         if per.size != self.n_texts:
             raise InputError(f"{per.size} sentence scores for a corpus of {self.n_texts}")
-        sig = make_signature(
-            "self-bleu",
-            n=self.max_n,
-            smooth=self.smoothing,
-            self=True if self.include_self else None,
-            **self._tok.signature,
-            setting=CORPUS,
-        )
+        keys = signature_keys(self._tok, CORPUS)
+        sig = self_bleu_signature(self.max_n, self.smoothing, self.include_self, keys)
         return Score("self-bleu", float(per.mean()), sig, CORPUS, per, {})
 
 

@@ -18,7 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .ngrams import TokenIds, factorize, union_sorted
+from ..sorted_sets import union_sorted
+from .ngrams import TokenIds, factorize
 
 # The ASCII characters str.split() treats as white space (str.isspace), incl. \x1c-\x1f.
 _WS_TABLE = np.zeros(256, dtype=bool)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -13,6 +13,22 @@ from .fast_whitespace import whitespace_token_ids
 from .language import sample_texts
 from .ngrams import TokenIds, encode_tokens
 from .tokenizers import Tokenizer, WhitespaceTokenizer, get_tokenizer
+
+
+class TokenOptions(TypedDict, total=False):
+    """How the lexical metrics make tokens of texts, declared once for all of them (the defaults
+    are :func:`prepare`'s): ``tokenizer``, a name or a :class:`Tokenizer` ("whitespace");
+    ``lowercase``, lower-case first (False)."""
+
+    tokenizer: str | Tokenizer
+    lowercase: bool
+
+
+class TextOptions(TokenOptions, total=False):
+    """:class:`TokenOptions` and ``setting``: "corpus", "sets", or None (the default) to read it
+    from the input's shape."""
+
+    setting: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,13 +47,26 @@ class Prepared:
             raise ValueError("set_index is defined in the sets setting only")
         return self.group
 
+    @property
+    def group_of_texts(self) -> np.ndarray:
+        """The group of each text: its set (sets setting), or 0, the one corpus."""
+        if self.group is None:
+            return np.zeros(self.tids.n_texts, dtype=np.int64)
+        return self.group
+
     def signature_keys(self) -> dict[str, str]:
-        return {**self.tokenizer.signature, "setting": self.setting}
+        return signature_keys(self.tokenizer, self.setting)
 
     def token_lists(self) -> list[list[str]]:
         """Every text as a list of tokens (built on demand from the ids)."""
         vocab, ids, off = self.tids.vocab, self.tids.ids.tolist(), self.tids.offsets.tolist()
         return [[vocab[i] for i in ids[a:b]] for a, b in zip(off[:-1], off[1:])]
+
+
+def signature_keys(tokenizer: Tokenizer, setting: str) -> dict[str, str]:
+    """The signature keys of texts made tokens by ``tokenizer``, scored in ``setting`` (a state,
+    which sees its texts in batches, names them as :meth:`Prepared.signature_keys` does)."""
+    return {**tokenizer.signature, "setting": setting}
 
 
 def encode_texts(texts: Sequence[str], tokenizer: Tokenizer) -> TokenIds:
