@@ -122,6 +122,7 @@ def mauve(
     references: Any,
     model: Any = None,
     *,
+    settings: Optional[ModelSettings] = None,
     seed: int = DEFAULT_SEED,
     seeds: int = DEFAULT_SEEDS,
     num_buckets: Union[int, str] = "auto",
@@ -131,7 +132,6 @@ def mauve(
     max_iter: int = KMEANS_MAX_ITER,
     discretization: int = DISCRETIZATION,
     progress: Optional[bool] = None,
-    settings: Optional[ModelSettings] = None,
     **keywords: Unpack[SettingsKeywords],
 ) -> Score:
     """MAUVE of the model texts (``hypotheses``) against the pooled human texts (``references``,

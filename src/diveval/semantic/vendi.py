@@ -205,13 +205,13 @@ def vendi(
     q: Union[float, str] = 1.0,
     *,
     model: Any = None,
+    settings: Optional[ModelSettings] = None,
     n_max: int = 2,
     tokenizer: Any = "whitespace",
     lowercase: bool = False,
     progress: Any = None,
     memory_budget: Any = None,
     identical: Optional[str] = None,
-    settings: Optional[ModelSettings] = None,
     **keywords: Unpack[SettingsKeywords],
 ) -> Score:
     """The Vendi Score of a corpus (one value) or of each response set (and their mean).
