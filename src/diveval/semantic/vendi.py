@@ -21,9 +21,15 @@ Kernels: ``embedding`` (sentence embeddings, default model: the offline all-Mini
 ``ngram`` (cosine of n-gram count vectors for n = 1..n_max, default 2 as the reference package's
 ``ngram_vendi_score``, from diveval's n-gram engine). A text with no feature at all (an empty text
 under the n-gram kernel) has no direction; such texts are treated as identical to one another and
-orthogonal to all other texts (they share one private feature).
+orthogonal to all other texts, as if they shared one private feature: they add one eigenvalue,
+their count.
 
 Settings: a corpus gives one score; sets give one score per set and their mean.
+
+One core (:mod:`diveval.semantic.gram_state`): the statistics (the Gram matrix of the unit rows,
+which the mergeable state adds up) and one finisher (eigenvalues -> VS_q); the function form is
+that state over the whole input where the d x d matrix is the smaller one, and the dual matrix of
+a few distinct rows ends in the same finisher.
 
 The published package (vendi-score 0.0.3) is the reference through its kernel functions
 (``score_K``, ``intdiv_K``), which the tests run on the same kernels. Its text-level helpers are
