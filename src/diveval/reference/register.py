@@ -58,7 +58,7 @@ def _make(metric: str):
         embedding_model=None,
         progress=None,
         context: RunContext | None = None,
-        **settings: Any,
+        **keywords: Any,
     ) -> Score:
         if reference_groups is None:
             raise InputError(
@@ -66,7 +66,7 @@ def _make(metric: str):
                 'groups per set), or give every .jsonl record a "reference_groups" field'
             )
         context = context if context is not None else RunContext()
-        options: dict[str, Any] = {"settings": split_settings(settings, context=context)[0]}
+        options: dict[str, Any] = {"settings": split_settings(keywords, context=context)[0]}
         if embedding_model is not None:
             options["embedding_model"] = embedding_model
         if progress:
