@@ -139,6 +139,22 @@ def test_each_unique_text_is_embedded_once():
     assert len(emb.seen) == len(set(model) | set(human))
 
 
+def test_the_settings_object_or_its_keywords_give_the_runs_value():
+    from diveval.models.devices import resolve_settings
+
+    model, refs, _ = corpus()
+    emb = HashEmbedder()
+    run = diveval.score(model, ["mauve"], references=refs, embedding_model=emb, device="cpu")
+    cpu = resolve_settings(device="cpu")
+    for got in (
+        diveval.mauve(model, refs, emb, device="cpu"),
+        diveval.mauve(model, refs, emb, settings=cpu),
+    ):
+        assert got.value == run["mauve"].value and got.signature == run["mauve"].signature
+    with pytest.raises(TypeError, match="not both"):
+        diveval.mauve(model, refs, emb, settings=cpu, batch_size=2)
+
+
 def test_too_few_texts_for_the_clusters_is_an_input_error():
     with pytest.raises(InputError, match=r"too few for 10 clusters"):
         diveval.mauve(["a b", "c d", "e f"], [["g"], ["h"], ["i"]], HashEmbedder(), num_buckets=10)

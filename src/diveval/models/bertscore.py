@@ -8,7 +8,15 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError, MissingDependencyError
-from .devices import batch_size_for, cast_module, check_device, resolve_precision
+from .devices import (
+    ModelSettings,
+    available_device,
+    batch_size_for,
+    cast_module,
+    resolve_precision,
+    signature_device,
+    signature_precision,
+)
 from .embedders import embedder_name
 from .fingerprint import state_dict_fingerprint
 from .loaded import load_once
@@ -50,25 +58,35 @@ def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, 
 CPU_BATCH_SIZE = 64
 
 
-def bert_scorer(
-    model: str,
-    layer: int,
-    device: str | None,
-    batch_size: int | None = None,
-    precision: str | None = None,
-):
-    """The loaded scorer, its display name and weights fingerprint. The device is checked here,
-    once (a typo or an absent GPU is an InputError; None is the best one present), and the batch
-    size, when not given, is the backend's for that device."""
-    device = check_device(device)
-    batch_size = batch_size or batch_size_for(device, CPU_BATCH_SIZE)
+def bert_scorer(model: str, layer: int, settings: ModelSettings):
+    """The loaded scorer, its display name and weights fingerprint, with the run's settings
+    (their spelling checked where the run started; an absent GPU is an InputError here, None
+    the best device present); the batch size, when not set, is the backend's for that device."""
+    device = available_device(settings.device)
+    batch_size = settings.batch_size or batch_size_for(device, CPU_BATCH_SIZE)
+    precision = settings.precision
     return load_once(
         ("bertscore", model, layer, device, batch_size, precision),
         lambda: _load_bert_scorer(model, layer, device, batch_size, precision),
     )
 
 
-def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, precision: str | None):
+def scorer_signature(
+    scorer: object, name: str, fingerprint: str, layer: int, rescale: bool | None = None
+) -> dict:
+    """The signature entries of a BERTScore score (no idf; ``rescale``: None leaves it out)."""
+    return {
+        "model": name,
+        "fp": fingerprint,
+        "layer": layer,
+        "idf": False,
+        "rescale": rescale,
+        "dev": signature_device(scorer),
+        "prec": signature_precision(scorer),
+    }
+
+
+def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, precision: str):
     with hub_offline():  # before bert_score imports transformers: it reads the setting then
         try:
             from bert_score import BERTScorer

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, TypedDict
 
 from ..errors import InputError
 from ..options import OPTION
@@ -71,6 +71,17 @@ def cpu_only(device: Optional[str], what: str) -> None:
             f"{what} runs on the CPU only (onnxruntime); --device {name} applies to Hugging Face "
             "models (name one with --nli-model)"
         )
+
+
+def model_signature(model: Any) -> dict[str, Any]:
+    """The signature entries naming a loaded model: its name, its weights' fingerprint, and its
+    device and precision where they are not the CPU's fp32 (None entries are left out)."""
+    return {
+        "model": model.name,
+        "fp": model.fingerprint,
+        "dev": signature_device(model),
+        "prec": signature_precision(model),
+    }
 
 
 def signature_device(model: object) -> Optional[str]:
@@ -235,3 +246,25 @@ def settings_of(settings: Optional[ModelSettings], **keywords: Any) -> ModelSett
     if any(v is not None for v in keywords.values()):
         raise TypeError("give model settings or their keywords, not both")  # a developer's slip
     return settings
+
+
+class SettingsKeywords(TypedDict, total=False):
+    """A direct call's model settings as keywords (``device="cpu"``): a public metric function
+    takes them for its callers and resolves them once (``settings_of``, ``split_settings``)."""
+
+    device: Optional[str]
+    batch_size: Optional[int]
+    precision: Optional[str]
+    cache_dir: Optional[str]
+
+
+def split_settings(
+    options: Mapping[str, Any], settings: Optional[ModelSettings] = None, context: Any = None
+) -> tuple[ModelSettings, dict[str, Any]]:
+    """(one ModelSettings, the other options): ``settings`` when given, else those of the run
+    ``context`` belongs to, else the settings keywords among ``options`` resolved."""
+    rest = {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
+    loose = {k: v for k, v in options.items() if k in SETTINGS_OPTIONS}
+    if settings is None:
+        return run_settings(context, loose), rest
+    return settings_of(settings, **loose), rest

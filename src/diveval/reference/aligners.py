@@ -33,15 +33,13 @@ corpus in one batch (``score_sets``).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Optional, Sequence, Unpack
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
-from ..models.embedders import (
-    SentenceTransformerEmbedder,
-    default_embedder,  # torch only when used
-)
+from ..models.devices import ModelSettings, SettingsKeywords, settings_of
+from ..models.embedders import default_embedder, resolve_embedder  # torch only when used
 from ..text.bleu import BleuStats, bleu_from_counts, resolve_smoothing
 
 __all__ = [
@@ -335,13 +333,14 @@ def get_aligner(
     name: str = "bleu",
     *,
     embedding_model: str | None = None,
-    device: str | None = None,
-    batch_size: int | None = None,
+    settings: Optional[ModelSettings] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> Aligner:
     """An aligner by name: ``bleu`` (default), ``nltk-bleu``, ``nist``, ``embedding``.
 
-    embedding_model / device / batch_size: for ``embedding`` only (a sentence-transformers name or
-    folder; None = the offline default all-MiniLM-L6-v2).
+    embedding_model and settings (the run's, or their keywords: device, batch_size, ...): for
+    ``embedding`` only (a sentence-transformers name or folder; None = the offline default
+    all-MiniLM-L6-v2).
     """
     key = (name or "bleu").strip().lower()
     if key == "bleu":
@@ -351,13 +350,10 @@ def get_aligner(
     if key == "nist":
         return NistAligner()
     if key == "embedding":
-        if embedding_model is None and device is None and batch_size is None:
-            return EmbeddingAligner()
-
-        kw: dict[str, Any] = {"device": device}
-        if batch_size:
-            kw["batch_size"] = batch_size
-        return EmbeddingAligner(SentenceTransformerEmbedder(embedding_model, **kw))
+        loading = settings_of(settings, **keywords).for_loading()
+        if embedding_model is None and loading == ModelSettings():
+            return EmbeddingAligner()  # the default model, loaded on first use
+        return EmbeddingAligner(resolve_embedder(embedding_model, loading))
     raise InputError(
         f"unknown aligner {name!r}; choose one of {', '.join(ALIGNERS)}, "
         "or pass a callable (hypothesis, references) -> float"

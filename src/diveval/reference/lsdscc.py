@@ -283,8 +283,8 @@ def lsdscc(
     hypotheses: the responses to one query; reference_groups: a list of groups (lists of
     reference strings) or a mapping group id -> references; aligner: ``"bleu"`` (default),
     ``"nltk-bleu"``, ``"nist"``, ``"embedding"``, an ``Aligner``, or any callable
-    ``(hypothesis, references) -> float``. aligner_options: ``embedding_model``, ``device``,
-    ``batch_size`` for the embedding aligner.
+    ``(hypothesis, references) -> float``. aligner_options: ``embedding_model`` and the model
+    ``settings`` (or their keywords, ``device``, ``batch_size``) for the embedding aligner.
 
     >>> r = lsdscc(["i agree", "go and watch it"], {"1": ["totally agree"], "2": ["go watch it"]})
     >>> r.mds, r.pds, r.alignment

@@ -40,14 +40,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator, Optional, Sequence, Union
+from dataclasses import asdict, dataclass
+from typing import Any, Iterator, Optional, Sequence, Union, Unpack
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
-from ..models.devices import signature_device, signature_precision
+from ..models.devices import ModelSettings, SettingsKeywords, model_signature, settings_of
+from ..models.embedders import embedder_for
 from ..results import CORPUS, Score, make_signature
-from ..semantic.embedding_diversity import embed_texts
 from .multiref import check_references
 
 DEFAULT_SEED = 25  # mauve-text's
@@ -81,30 +82,25 @@ def auto_buckets(n_model: int, n_human: int) -> int:
     return max(2, int(round(min(n_model, n_human) / 10)))
 
 
-def mauve_of_features(
-    human: np.ndarray,
-    model: np.ndarray,
-    *,
-    seed: int = DEFAULT_SEED,
-    num_buckets: Union[int, str] = "auto",
-    scaling_factor: float = SCALING_FACTOR,
-    explained_variance: float = EXPLAINED_VARIANCE,
-    num_redo: int = KMEANS_NUM_REDO,
-    max_iter: int = KMEANS_MAX_ITER,
-    discretization: int = DISCRETIZATION,
-) -> Any:
+@dataclass(frozen=True)
+class Quantisation:
+    """How mauve-text quantises the features and draws the divergence curve, under its own
+    ``compute_mauve`` argument names: ``num_buckets`` k-means clusters after PCA to the
+    explained variance, the k-means starts and iterations, the points on the curve, the
+    scaling factor c."""
+
+    num_buckets: int
+    mauve_scaling_factor: float = SCALING_FACTOR
+    kmeans_explained_var: float = EXPLAINED_VARIANCE
+    kmeans_num_redo: int = KMEANS_NUM_REDO
+    kmeans_max_iter: int = KMEANS_MAX_ITER
+    divergence_curve_discretization_size: int = DISCRETIZATION
+
+
+def mauve_of_features(human: np.ndarray, model: np.ndarray, seed: int, how: Quantisation) -> Any:
     """mauve-text's ``compute_mauve`` on two feature matrices (human = P, model = Q)."""
     return _mauve_package().compute_mauve(
-        p_features=human,
-        q_features=model,
-        num_buckets=num_buckets,
-        kmeans_explained_var=explained_variance,
-        kmeans_num_redo=num_redo,
-        kmeans_max_iter=max_iter,
-        divergence_curve_discretization_size=discretization,
-        mauve_scaling_factor=scaling_factor,
-        seed=seed,
-        verbose=False,
+        p_features=human, q_features=model, seed=seed, verbose=False, **asdict(how)
     )
 
 
@@ -126,6 +122,7 @@ def mauve(
     references: Any,
     model: Any = None,
     *,
+    settings: Optional[ModelSettings] = None,
     seed: int = DEFAULT_SEED,
     seeds: int = DEFAULT_SEEDS,
     num_buckets: Union[int, str] = "auto",
@@ -134,11 +131,8 @@ def mauve(
     num_redo: int = KMEANS_NUM_REDO,
     max_iter: int = KMEANS_MAX_ITER,
     discretization: int = DISCRETIZATION,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
     progress: Optional[bool] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> Score:
     """MAUVE of the model texts (``hypotheses``) against the pooled human texts (``references``,
     one list per response), over sentence embeddings quantised by k-means (see the module):
@@ -149,7 +143,8 @@ def mauve(
     at seeds ``seed .. seed+seeds-1``), ``seed_min`` / ``seed_max`` (their range),
     ``mauve_star`` and ``frontier_integral`` (mauve-text's smoothed variant and frontier integral
     at ``seed``), ``num_buckets``, ``n_model``, ``n_human``. model: None (the offline
-    all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``.
+    all-MiniLM-L6-v2), a sentence-transformers name or folder, or any ``Embedder``; settings:
+    the run's model settings, or their keywords (``device``, ``batch_size``, ...).
     """
     del progress  # the embedder shows its own progress bar when stderr is a terminal
     _check_settings(num_buckets, seeds, seed, scaling_factor)
@@ -166,37 +161,28 @@ def mauve(
         )
     _mauve_package()  # before the embedder: a missing extra costs no model load
     model_sorted, human_sorted = sorted(hyps), sorted(human)
-    vectors, emb = embed_texts(
-        model_sorted + human_sorted,
-        model,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-    )
+    emb = embedder_for(model, settings_of(settings, **keywords))
+    vectors = emb.encode(model_sorted + human_sorted)
     q_feats, p_feats = vectors[: len(model_sorted)], vectors[len(model_sorted) :]
-    settings: dict[str, Any] = dict(
-        num_buckets=k,
-        scaling_factor=float(scaling_factor),
-        explained_variance=float(explained_variance),
-        num_redo=int(num_redo),
-        max_iter=int(max_iter),
-        discretization=int(discretization),
+    how = Quantisation(
+        k,
+        float(scaling_factor),
+        float(explained_variance),
+        int(num_redo),
+        int(max_iter),
+        int(discretization),
     )
-    runs = {s: mauve_of_features(p_feats, q_feats, seed=s, **settings) for s in _seeds(seed, seeds)}
+    runs = {s: mauve_of_features(p_feats, q_feats, s, how) for s in _seeds(seed, seeds)}
     main = runs[seed]
     values = {s: float(r.mauve) for s, r in runs.items()}
     sig = make_signature(
         "mauve",
-        model=emb.name,
-        fp=emb.fingerprint,
-        dev=signature_device(emb),
-        prec=signature_precision(emb),
+        **model_signature(emb),
         buckets=f"{k}" + ("(auto)" if num_buckets == "auto" else ""),
-        c=f"{float(scaling_factor):g}",
-        pca=f"{float(explained_variance):g}",
-        kmeans=f"faiss,redo{int(num_redo)},iter{int(max_iter)}",
-        curve=int(discretization),
+        c=f"{how.mauve_scaling_factor:g}",
+        pca=f"{how.kmeans_explained_var:g}",
+        kmeans=f"faiss,redo{how.kmeans_num_redo},iter{how.kmeans_max_iter}",
+        curve=how.divergence_curve_discretization_size,
         seed=seed,
         seeds=f"{seed}-{seed + seeds - 1}",
         rows="sorted",
@@ -235,23 +221,14 @@ class MauveRefit:
         model: Any = None,
         *,
         seed: int = DEFAULT_SEED,
-        batch_size: Optional[int] = None,
-        device: Optional[str] = None,
-        cache_dir: Optional[str] = None,
-        precision: Optional[str] = None,
+        settings: Optional[ModelSettings] = None,
+        **keywords: Unpack[SettingsKeywords],
     ) -> None:
         _mauve_package()
         # rows in code-point order: sorting a corpus's rows sorts its texts
         unique = sorted(set(texts))
         self._row = {t: i for i, t in enumerate(unique)}
-        self.features, _ = embed_texts(
-            unique,
-            model,
-            batch_size=batch_size,
-            device=device,
-            cache_dir=cache_dir,
-            precision=precision,
-        )
+        self.features = embedder_for(model, settings_of(settings, **keywords)).encode(unique)
         self.seed = seed
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:
@@ -265,7 +242,7 @@ class MauveRefit:
         k = auto_buckets(len(q), len(p))
         if len(q) + len(p) < k or not len(q) or not len(p):
             raise InputError(f"mauve: {len(q)} model and {len(p)} human texts cannot be compared")
-        return float(mauve_of_features(p, q, seed=self.seed, num_buckets=k).mauve)
+        return float(mauve_of_features(p, q, self.seed, Quantisation(k)).mauve)
 
     @contextlib.contextmanager
     def quiet(self) -> Iterator[None]:

@@ -34,15 +34,15 @@ hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vector
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Unpack
 
 import numpy as np
 
 from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
 from ..lexical.self_bleu import self_bleu_tokens
-from ..models.bertscore import bert_scorer, resolve_bertscore_model
-from ..models.devices import signature_device, signature_precision
+from ..models.bertscore import bert_scorer, resolve_bertscore_model, scorer_signature
+from ..models.devices import ModelSettings, SettingsKeywords, settings_of
 from ..models.word_vectors import SpacyVectors, TextVectors, WordVectors, resolve_vectors
 from ..results import CORPUS, Score, make_signature
 from ..text.bleu import (
@@ -457,10 +457,9 @@ def bertscore(
     reduction: str = "max",
     model: str | None = None,
     layer: int | None = None,
-    device: str | None = None,
-    batch_size: int | None = None,
     context: RunContext | None = None,
-    precision: str | None = None,
+    settings: ModelSettings | None = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> dict[str, Score]:
     """BERTScore precision, recall and F1 (Zhang et al. 2020) by ``bert-score``:
     ``{"P": Score, "R": Score, "F": Score}``. Each hypothesis is scored against each reference;
@@ -470,41 +469,32 @@ def bertscore(
     mpnet extra), ``layer``: the layer whose token embeddings are matched (default: 6, MiniLM's
     last; 12 for mpnet). No idf weighting, no baseline rescaling (a linear map that changes
     no ranking). ``context``: the run's context; P, R and F are three registered metrics, so
-    one run computes the matrix once. ``precision``: fp32 (default), fp16, bf16 or auto.
-    ``batch_size``: None for the backend's (64 on the CPU, more on a GPU with free memory)."""
+    one run computes the matrix once. ``settings``: the run's model settings, or their keywords
+    (``device``; ``precision``: fp32 by default, fp16, bf16 or auto; ``batch_size``: None for the
+    backend's, 64 on the CPU, more on a GPU with free memory)."""
+    settings = settings_of(settings, **keywords)
     hyps, refs = check_references(hypotheses, references)
     _check_reduction(reduction)
     model, layer = resolve_bertscore_model(model, layer)
-    run = (reduction, model, layer, device, batch_size, precision)
+    run = (reduction, model, layer, settings.for_loading())
     if context is None:
         return _bertscore(hyps, refs, *run)
     key = ("bertscore", tuple(hyps), tuple(map(tuple, refs)), *run)
     return context.memo(key, lambda: _bertscore(hyps, refs, *run))
 
 
-def _bertscore(
-    hyps, refs, reduction, model, layer, device, batch_size, precision
-) -> dict[str, Score]:
-    scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
+def _bertscore(hyps, refs, reduction, model, layer, settings: ModelSettings) -> dict[str, Score]:
+    scorer, name, fp = bert_scorer(model, layer, settings)
     flat_h = [h for h, rs in zip(hyps, refs) for _ in rs]
     flat_r = [r for rs in refs for r in rs]
     P, R, F = scorer.score(flat_h, flat_r, batch_size=scorer.batch_size)
     bounds = np.cumsum([0] + [len(rs) for rs in refs])
+    sig = {"refs": reduction, **scorer_signature(scorer, name, fp, layer, rescale=False)}
     out = {}
     for label, t in (("P", P), ("R", R), ("F", F)):
         vals = t.detach().cpu().numpy().astype(float)
         per_ref = [vals[bounds[i] : bounds[i + 1]] for i in range(len(refs))]
         items = _reduce(per_ref, reduction)
-        sig = {
-            "refs": reduction,
-            "model": name,
-            "fp": fp,
-            "layer": layer,
-            "idf": False,
-            "rescale": False,
-            "dev": signature_device(scorer),
-            "prec": signature_precision(scorer),
-        }
         out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
     return out
 

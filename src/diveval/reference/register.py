@@ -12,6 +12,7 @@ from typing import Any
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
+from ..models.devices import split_settings
 from ..options import OPTION
 from ..registry import Metric, implemented_by, register_tables
 from ..results import CORPUS, SETS, Score
@@ -55,35 +56,23 @@ def _make(metric: str):
         reference_groups: Any = None,
         aligner: Any = None,
         embedding_model=None,
-        device=None,
-        batch_size=None,
         progress=None,
         context: RunContext | None = None,
+        **keywords: Any,
     ) -> Score:
         if reference_groups is None:
             raise InputError(
                 f"{metric} needs reference groups: pass reference_groups (one list of "
                 'groups per set), or give every .jsonl record a "reference_groups" field'
             )
-        options = {
-            k: v
-            for k, v in (
-                ("embedding_model", embedding_model),
-                ("device", device),
-                ("batch_size", batch_size),
-            )
-            if v is not None
-        }
+        context = context if context is not None else RunContext()
+        options: dict[str, Any] = {"settings": split_settings(keywords, context=context)[0]}
+        if embedding_model is not None:
+            options["embedding_model"] = embedding_model
         if progress:
             options["progress"] = True
         as_setting(data, SETS)  # refuses a corpus (list of strings) with a clear message
-        return _corpus(
-            data,
-            reference_groups,
-            aligner,
-            options,
-            context if context is not None else RunContext(),
-        ).score(metric)
+        return _corpus(data, reference_groups, aligner, options, context).score(metric)
 
     compute.__name__ = metric.replace("-", "_")
     return implemented_by("diveval.reference.lsdscc:lsdscc_corpus")(compute)
@@ -149,7 +138,11 @@ def _bert(label: str):
         from .multiref import bertscore
 
         _need(references, f"ref-bertscore-{label.lower()}")
-        return bertscore(data, references, model=embedding_model, context=context, **options)[label]
+        settings, rest = split_settings(options, context=context)
+        scores = bertscore(
+            data, references, model=embedding_model, context=context, settings=settings, **rest
+        )
+        return scores[label]
 
     return compute
 
@@ -263,29 +256,12 @@ REFERENCES = [
 
 
 @implemented_by("diveval.reference.mauve:mauve")
-def _mauve(
-    data,
-    references=None,
-    embedding_model=None,
-    device=None,
-    batch_size=None,
-    precision=None,
-    cache_dir=None,
-    progress=None,
-) -> Score:
+def _mauve(data, references=None, embedding_model=None, context=None, **options) -> Score:
     from .mauve import mauve
 
     _need(references, "mauve")
-    return mauve(
-        data,
-        references,
-        embedding_model,
-        device=device,
-        batch_size=batch_size,
-        precision=precision,
-        cache_dir=cache_dir,
-        progress=progress,
-    )
+    settings, rest = split_settings(options, context=context)
+    return mauve(data, references, embedding_model, settings=settings, **rest)
 
 
 # the model texts against the human texts as distributions (no pairing of response and reference)

@@ -75,7 +75,7 @@ Judge calls are batched across sets (one model call per generation position) and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Optional, Sequence, TypedDict, Unpack
+from typing import Any, Callable, Hashable, Optional, Sequence, Unpack
 
 import numpy as np
 
@@ -85,8 +85,10 @@ from ..errors import InputError
 from ..models import bertscore as bertscore_backend
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL
 from ..models.bertscore_pairs import bertscore_f_of
-from ..models.cache import cached_embedder, cached_nli, cached_pair_scorer
-from ..models.resolve import resolve_embedder, resolve_nli_model
+from ..models.cache import cached_pair_scorer
+from ..models.devices import ModelSettings, SettingsKeywords, settings_of, split_settings
+from ..models.embedders import embedder_for
+from ..models.resolve import nli_for
 from ..models.similarity import load_pair_classifier
 from ..results import SETS, Score, make_signature
 from .embedding_diversity import unit_rows
@@ -267,10 +269,7 @@ class BertScoreJudge(Judge):
 
 
 def bertscore_judge(
-    threshold: float,
-    embedding_model: Any = None,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
+    threshold: float, embedding_model: Any = None, settings: Optional[ModelSettings] = None
 ) -> BertScoreJudge:
     """The ``bertscore`` judge: NoveltyBench's deberta-large at layer 16 unless ``embedding_model``
     names another BERTScore model (``models.bertscore.resolve_bertscore_model``)."""
@@ -281,7 +280,7 @@ def bertscore_judge(
     else:
         raise InputError("the bertscore judge takes a model name or folder (--embedding-model)")
     try:
-        scorer, name, fp = bertscore_backend.bert_scorer(model, layer, device, batch_size)
+        scorer, name, fp = bertscore_backend.bert_scorer(model, layer, settings or ModelSettings())
     except (OSError, ValueError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise InputError(
@@ -398,11 +397,11 @@ def make_judge(
     *,
     nli_model: Any = None,
     embedding_model: Any = None,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    cache_dir: Optional[str] = None,
+    settings: Optional[ModelSettings] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> Judge:
-    """A Judge from a spec string, a Judge, or a callable ``f(a, b) -> bool``."""
+    """A Judge from a spec string, a Judge, or a callable ``f(a, b) -> bool``; its model loaded
+    with ``settings`` (the run's, or their keywords: device, batch_size, cache_dir, ...)."""
     if isinstance(judge, Judge):
         return judge
     if callable(judge):
@@ -412,21 +411,20 @@ def make_judge(
             f"judge must be a string, a Judge or a callable, got {type(judge).__name__}"
         )
     kind, threshold = parse_judge(judge)
+    settings = settings_of(settings, **keywords)
     if kind in ("nli", "nli-relaxed"):
-        model = resolve_nli_model(nli_model, device=device, batch_size=batch_size)
         rule = NLIJudge if kind == "nli" else RelaxedNLIJudge
-        return rule(cached_nli(model, cache_dir))
+        return rule(nli_for(nli_model, settings))
     if kind == "embedding":
-        emb = resolve_embedder(embedding_model, device=device, batch_size=batch_size)
-        return EmbeddingJudge(cached_embedder(emb, cache_dir), float(threshold or 0.0))
+        return EmbeddingJudge(embedder_for(embedding_model, settings), float(threshold or 0.0))
     if kind == "hf":
         path, hf_threshold = parse_hf_judge(judge)
-        scorer = load_pair_classifier(path, device=device, batch_size=batch_size)
-        return ClassifierJudge(cached_pair_scorer(scorer, cache_dir), hf_threshold)
+        scorer = load_pair_classifier(path, settings)
+        return ClassifierJudge(cached_pair_scorer(scorer, settings.cache_dir), hf_threshold)
     if kind == "unigram":
         return UnigramJudge(float(threshold or 0.0))
     if kind == "bertscore":
-        return bertscore_judge(float(threshold or 0.0), embedding_model, device, batch_size)
+        return bertscore_judge(float(threshold or 0.0), embedding_model, settings)
     return BleuJudge(float(threshold or 0.0))
 
 
@@ -483,6 +481,15 @@ def patience_utility(labels: Sequence[int], quality: Sequence[float], patience: 
     return float(np.dot(gains, weights) / weights.sum())
 
 
+class JudgeOptions(SettingsKeywords, total=False):
+    """The models a judge may use, and how they run: the run's ``settings``, or a direct call's
+    keywords (device, batch_size, ...)."""
+
+    nli_model: Any
+    embedding_model: Any
+    settings: Optional[ModelSettings]
+
+
 @dataclass(frozen=True)
 class Partition:
     """The classes of each set, distinct_k and utility per set."""
@@ -501,12 +508,13 @@ def partition(
     patience: float = DEFAULT_PATIENCE,
     identical: Optional[str] = None,
     context: RunContext | None = None,
-    **judge_options: Any,
+    **judge_options: Unpack[JudgeOptions],
 ) -> Partition:
     """Partition each set into equivalence classes (see the module docstring).
 
     quality: None (1 for every generation), a function of one generation, or one list of numbers
-    per set, parallel to its generations.
+    per set, parallel to its generations. judge_options: the judge's models and the run's model
+    ``settings`` (or a direct call's keywords, device=...).
     """
     items = require_sets(sets, "equivalence-classes")
     if any(len(s) == 0 for s in items):
@@ -515,13 +523,12 @@ def partition(
         raise InputError(f"patience must be in (0, 1], got {patience}")
     qualities = _qualities(items, quality)
     context = context if context is not None else RunContext()
+    given = judge_options.pop("settings", None)
+    settings, models = split_settings(judge_options, given)
     key = _judge_key(
-        judge,
-        judge_options.get("nli_model"),
-        judge_options.get("embedding_model"),
-        judge_options.get("cache_dir"),
+        judge, models.get("nli_model"), models.get("embedding_model"), settings.cache_dir
     )
-    cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **judge_options)))
+    cached = context.memo(key, lambda: CachedJudge(make_judge(judge, settings=settings, **models)))
     labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(
@@ -547,16 +554,6 @@ def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
     for k, lab in enumerate(labels):
         out[k] = list(lab)
     return out
-
-
-class JudgeOptions(TypedDict, total=False):
-    """The models a judge may use and how they run."""
-
-    nli_model: Any
-    embedding_model: Any
-    device: Optional[str]
-    batch_size: Optional[int]
-    cache_dir: Optional[str]
 
 
 def equivalence_classes(

@@ -44,9 +44,9 @@ from ..context import RunContext
 from ..errors import InputError
 from ..lexical.counts import lexical_score
 from ..lexical.groups import group_score, text_groups
-from ..models.bertscore import bert_scorer, resolve_bertscore_model
+from ..models.bertscore import bert_scorer, resolve_bertscore_model, scorer_signature
 from ..models.bertscore_pairs import bertscore_f_of
-from ..models.devices import signature_device, signature_precision
+from ..models.devices import ModelSettings, SettingsKeywords, split_settings
 from ..pairs import (
     MAX_BLOCK_PAIRS,
     PAIR_WAYS_OUT,
@@ -326,46 +326,42 @@ def homogenization_rouge_l(
     )
 
 
+class BertScorePairOptions(PairOptions, SettingsKeywords, total=False):
+    """The keyword options of :func:`homogenization_bertscore`: the pair options and a direct
+    call's model settings."""
+
+
 def homogenization_bertscore(
     texts: Any,
     embedding_model: str | None = None,
     layer: int | None = None,
-    device: str | None = None,
-    batch_size: int | None = None,
     setting: str | None = None,
     context: RunContext | None = None,
-    precision: str | None = None,
-    **options: Unpack[PairOptions],
+    settings: ModelSettings | None = None,
+    **options: Unpack[BertScorePairOptions],
 ) -> Score:
     """Mean over documents of their mean BERTScore F1 to every other document (one embedding
     pass per document; see ``models.bertscore_pairs``). ``embedding_model``: None (MiniLM, layer
     6), "mpnet" (layer 12) or a transformers folder or name; ``layer``: None for 6 (MiniLM's
-    last; 12 for mpnet). ``batch_size``: None for the backend's (by device). ``pairs``, ``seed``,
+    last; 12 for mpnet). ``settings``: the run's model settings, or their keywords (``device``,
+    ``batch_size``: None for the backend's by device, ``precision``). ``pairs``, ``seed``,
     ``memory_budget``, ``progress``, ``identical``: as :func:`homogenization_rouge_l`."""
-
+    del context  # nothing of another metric to share: the pairs are this metric's own
+    settings, pair_options = split_settings(options, settings)
     model, layer = resolve_bertscore_model(embedding_model, layer)
-    scorer, name, fp = bert_scorer(model, layer, device, batch_size, precision)
+    scorer, name, fp = bert_scorer(model, layer, settings)
 
     def similarity_of(docs: list[str]):
         return bertscore_f_of(scorer, docs, scorer.batch_size)
 
-    sig = {
-        "sim": "bertscore-F",
-        "model": name,
-        "fp": fp,
-        "layer": layer,
-        "idf": False,
-        "dev": signature_device(scorer),
-        "prec": signature_precision(scorer),
-    }
     return _homogenization_of_pairs(
         "homogenization-bertscore",
         texts,
         similarity_of,
-        sig,
+        {"sim": "bertscore-F", **scorer_signature(scorer, name, fp, layer)},
         setting,
         _BERTSCORE_COST,
-        **options,
+        **pair_options,
     )
 
 

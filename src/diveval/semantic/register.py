@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..models.devices import SETTINGS_OPTIONS, run_settings
+from ..models.devices import SETTINGS_OPTIONS, run_settings, split_settings
 from ..models.embedders import embedder_for
 from ..models.resolve import nli_for
 from ..options import OPTION
@@ -271,15 +271,7 @@ def _rouge_l(data, **options):
 
 
 @implemented_by("diveval.semantic.homogenization:homogenization_bertscore")
-def _bertscore(
-    data,
-    embedding_model=None,
-    device=None,
-    batch_size=None,
-    context=None,
-    precision=None,
-    **pair_options,
-):
+def _bertscore(data, embedding_model=None, context=None, **options):
     from .homogenization import homogenization_bertscore
 
     if embedding_model is not None and not isinstance(embedding_model, str):
@@ -287,14 +279,9 @@ def _bertscore(
             "homogenization-bertscore needs a transformers model (a folder or a name), "
             f"not {type(embedding_model).__name__}"
         )
+    settings, rest = split_settings(options, context=context)
     return homogenization_bertscore(
-        data,
-        embedding_model,
-        device=device,
-        batch_size=batch_size,
-        context=context,
-        precision=precision,
-        **_pair_options(pair_options),
+        data, embedding_model, context=context, settings=settings, **_pair_options(rest)
     )
 
 
@@ -353,7 +340,9 @@ HOMOGENIZATION = [
 def _equivalence_classes(sets, judge=None, context=None, **options):
     from .equivalence import equivalence_classes
 
-    return equivalence_classes(sets, judge or OPTION["judge"].default, context=context, **options)
+    settings, rest = split_settings(options, context=context)
+    default = OPTION["judge"].default
+    return equivalence_classes(sets, judge or default, context=context, settings=settings, **rest)
 
 
 #: The options of the metrics that partition a set with a judge: how it judges, and its models.

@@ -21,9 +21,15 @@ Kernels: ``embedding`` (sentence embeddings, default model: the offline all-Mini
 ``ngram`` (cosine of n-gram count vectors for n = 1..n_max, default 2 as the reference package's
 ``ngram_vendi_score``, from diveval's n-gram engine). A text with no feature at all (an empty text
 under the n-gram kernel) has no direction; such texts are treated as identical to one another and
-orthogonal to all other texts (they share one private feature).
+orthogonal to all other texts, as if they shared one private feature: they add one eigenvalue,
+their count.
 
 Settings: a corpus gives one score; sets give one score per set and their mean.
+
+One core (:mod:`diveval.semantic.gram_state`): the statistics (the Gram matrix of the unit rows,
+which the mergeable state adds up) and one finisher (eigenvalues -> VS_q); the function form is
+that state over the whole input where the d x d matrix is the smaller one, and the dual matrix of
+a few distinct rows ends in the same finisher.
 
 The published package (vendi-score 0.0.3) is the reference through its kernel functions
 (``score_K``, ``intdiv_K``), which the tests run on the same kernels. Its text-level helpers are
@@ -36,55 +42,31 @@ its order-q < 1 values in about the 8th digit when K is rank-deficient.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, Unpack
 
 import numpy as np
 
 from ..data import as_setting, flatten_sets
 from ..errors import InputError
-from ..models.devices import signature_device, signature_precision
+from ..models.devices import ModelSettings, SettingsKeywords, settings_of
+from ..models.embedders import embedder_for
 from ..pairs import BudgetError, PairPlan, progress_callback, resolve_budget, time_text
-from ..progress import status
 from ..results import CORPUS, SETS, Score, make_signature
 from ..sizes import size_text
 from ..text.ngrams import _densify, ngram_codes, text_of_positions
 from ..text.prepared import prepare
-from .embedding_diversity import embed_texts
+from .gram_state import (
+    GramState,
+    embedding_choices,
+    format_order,
+    kernel_eigenvalues,
+    parse_order,
+    unit_scale,
+    vendi_from_eigenvalues,
+)
 from .identical import check_identical
 
 KERNELS = ("embedding", "ngram")
-
-
-def parse_order(q: Union[float, str]) -> float:
-    """q as a float > 0 (``"inf"`` accepted)."""
-    try:
-        value = float(q)
-    except (TypeError, ValueError):
-        raise InputError(f"Vendi order q must be a number > 0 or 'inf', got {q!r}") from None
-    if not value > 0:  # also refuses NaN
-        raise InputError(f"Vendi order q must be > 0, got {q!r}")
-    return value
-
-
-def vendi_from_eigenvalues(eigenvalues: np.ndarray, q: Union[float, str] = 1.0) -> float:
-    """exp of the order-q Rényi entropy of eigenvalues (normalized to sum 1, negatives clipped)."""
-    q = parse_order(q)
-    lam = np.clip(np.asarray(eigenvalues, dtype=np.float64).ravel(), 0.0, None)
-    total = lam.sum()
-    if total <= 0:
-        raise InputError("Vendi Score of an empty or all-zero kernel is undefined")
-    lam = lam / total
-    # Round-off leaves eigenvalues near 1e-17 where the true value is 0; they must not count.
-    lam = lam[lam > lam.max() * 1e-12]
-    if q == 1.0:
-        return float(math.exp(-np.sum(lam * np.log(lam))))
-    if math.isinf(q):
-        return float(1.0 / lam.max())
-    # log-sum-exp of q*log(λ) keeps large q from underflowing
-    logs = q * np.log(lam)
-    top = logs.max()
-    log_sum = top + math.log(np.exp(logs - top).sum())
-    return float(math.exp(log_sum / (1.0 - q)))
 
 
 def vendi_from_kernel(kernel: np.ndarray, q: Union[float, str] = 1.0) -> float:
@@ -93,26 +75,6 @@ def vendi_from_kernel(kernel: np.ndarray, q: Union[float, str] = 1.0) -> float:
     if k.ndim != 2 or k.shape[0] != k.shape[1] or k.shape[0] == 0:
         raise InputError(f"a Vendi kernel must be a non-empty square matrix, got shape {k.shape}")
     return vendi_from_eigenvalues(np.linalg.eigvalsh((k + k.T) / 2) / k.shape[0], q)
-
-
-def _with_private_feature(x):
-    """Give rows with no feature one shared extra feature (see the module docstring)."""
-    from scipy import sparse
-
-    norms_sq = (
-        np.asarray(x.multiply(x).sum(axis=1)).ravel()
-        if sparse.issparse(x)
-        else np.einsum("ij,ij->i", x, x)
-    )
-    empty = norms_sq <= 0
-    if not empty.any():
-        return x, norms_sq
-    col = empty.astype(np.float64)[:, None]
-    if sparse.issparse(x):
-        x = sparse.hstack([x, sparse.csr_matrix(col)], format="csr")
-    else:
-        x = np.hstack([x, col])
-    return x, norms_sq + empty
 
 
 #: time of the eigenvalues of an m x m symmetric matrix, per m^3 (LAPACK syevd, values only):
@@ -137,14 +99,17 @@ def vendi_from_features(
     The smaller matrix (m x m, m = min(distinct rows, features)) is filled block by block and its
     eigenvalues computed in place: its 8 m^2 bytes are the peak. Where they exceed
     ``memory_budget`` (bytes or "2G"; default 1/4 of the available memory) a BudgetError says so
-    before anything is allocated. ``estimate``: a dict to receive the plan (memory, time)."""
+    before anything is allocated. ``estimate``: a dict to receive the plan (memory, time). The
+    dense d x d matrix is :class:`~diveval.semantic.gram_state.GramState`'s of these rows, and
+    every route ends in the same finisher (``gram_state.kernel_eigenvalues``)."""
     from scipy import sparse
 
     x = features if sparse.issparse(features) else np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] == 0:
         raise InputError("the Vendi Score needs at least one item")
     c = np.ones(x.shape[0]) if counts is None else np.asarray(counts, dtype=np.float64)
-    plan = _eigen_plan(metric, x.shape[0], x.shape[1] + 1, int(c.sum()), memory_budget)
+    u, d = x.shape
+    plan = _eigen_plan(metric, u, d, int(c.sum()), memory_budget)
     if estimate is not None:
         estimate.update(
             matrix=math.isqrt(plan.pairs),
@@ -152,24 +117,25 @@ def vendi_from_features(
             estimated_peak_bytes=plan.peak_bytes,
             estimated_seconds=round(plan.seconds, 3),
         )
-    x, norms_sq = _with_private_feature(x)
-    scale = 1.0 / np.sqrt(norms_sq)
-    u, d = x.shape
-    n = float(c.sum())
+    if u > d and not sparse.issparse(x):  # the state of the whole input: its Gram matrix
+        state = GramState(d).update(x, c)
+        lam = kernel_eigenvalues(state.gram, state.n_rows, state.n_empty, plan, progress)
+        return vendi_from_eigenvalues(lam, q)
+    scale = unit_scale(x)
     if u <= d:  # C^1/2 U U^T C^1/2
         scale = scale * np.sqrt(c)
         x = sparse.diags(scale) @ x if sparse.issparse(x) else x * scale[:, None]
         left, right = x, x.T
-    else:  # U^T C U
-        x = sparse.diags(scale) @ x if sparse.issparse(x) else x * scale[:, None]
-        left, right = x.T, (sparse.diags(c) @ x if sparse.issparse(x) else x * c[:, None])
+    else:  # U^T C U of sparse rows, filled by blocks
+        x = sparse.diags(scale) @ x
+        left, right = x.T, sparse.diags(c) @ x
     small = _dense_product(left, right, plan, progress)
-    return vendi_from_eigenvalues(_eigenvalues_in_place(small, plan, progress) / n, q)
+    lam = kernel_eigenvalues(small, c.sum(), c[scale == 0].sum(), plan, progress)
+    return vendi_from_eigenvalues(lam, q)
 
 
 def _eigen_plan(metric: str, u: int, d: int, n: int, memory_budget: Any):
-    """The m x m matrix's memory and time, checked against the budget (m = min(u, d); d counts
-    the private feature that featureless rows may add)."""
+    """The m x m matrix's memory and time, checked against the budget (m = min(u, d))."""
     # a (bytes, source) pair is a budget already resolved, once for all the sets of a run
     budget, source = (
         memory_budget if isinstance(memory_budget, tuple) else resolve_budget(memory_budget)
@@ -217,23 +183,6 @@ def _dense_product(left, right, plan, progress: Any) -> np.ndarray:
     return out
 
 
-def _eigenvalues_in_place(small: np.ndarray, plan: Any = None, progress: Any = None) -> np.ndarray:
-    """Eigenvalues of the symmetric matrix ``small`` (its lower triangle), overwriting it: no
-    copy of the m x m matrix (numpy's eigvalsh makes one). One LAPACK call, so no bar: a spinner
-    with the estimated time where it is long (``progress`` True, a terminal)."""
-    from scipy.linalg import eigvalsh
-
-    if plan is not None and progress is True and plan.seconds > 1:
-        m = small.shape[0]
-        with status(
-            f"{plan.metric}: eigenvalues of a {m:,} x {m:,} matrix, {time_text(plan.seconds)}"
-        ):
-            return _eigenvalues_in_place(small)
-    # the transpose of a C-ordered array is Fortran-ordered, what LAPACK takes without a copy;
-    # its upper triangle is small's lower one, the two agree up to round-off
-    return eigvalsh(small.T, lower=False, overwrite_a=True, check_finite=False, driver="evd")
-
-
 def ngram_features(prep, n_max: int = 2):
     """Sparse [texts, n-grams] count matrix over the n-grams of orders 1..n_max (one block each)."""
     from scipy import sparse
@@ -256,36 +205,20 @@ def ngram_features(prep, n_max: int = 2):
     return sparse.hstack(blocks, format="csr")  # duplicate entries summed: counts
 
 
-def embedding_choices(emb: Any) -> dict[str, Any]:
-    return {
-        "kernel": "embedding",
-        "model": emb.name,
-        "fp": emb.fingerprint,
-        "dev": signature_device(emb),
-        "prec": signature_precision(emb),
-    }
-
-
-def format_order(q: float) -> str:
-    return "inf" if math.isinf(q) else f"{q:g}"
-
-
 def vendi(
     data: Any,
     kernel: str = "embedding",
     q: Union[float, str] = 1.0,
     *,
     model: Any = None,
+    settings: Optional[ModelSettings] = None,
     n_max: int = 2,
     tokenizer: Any = "whitespace",
     lowercase: bool = False,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
     progress: Any = None,
-    precision: Optional[str] = None,
     memory_budget: Any = None,
     identical: Optional[str] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> Score:
     """The Vendi Score of a corpus (one value) or of each response set (and their mean).
 
@@ -297,7 +230,8 @@ def vendi(
     features); default 1/4 of the available memory): past it, a BudgetError before any work.
     progress: True for a bar on a terminal while the matrix fills, or ``progress(done, total)``.
     identical: "one" (default) or "model": the same number here (two copies of a text are the same
-    feature vector), recorded in the signature as in every similarity metric.
+    feature vector), recorded in the signature as in every similarity metric. settings: the
+    run's model settings for the embedding kernel, or their keywords (device, batch_size, ...).
     """
     if kernel not in KERNELS:
         raise InputError(f"unknown Vendi kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
@@ -323,14 +257,8 @@ def vendi(
             n_groups = len(items)
         else:
             texts, group, n_groups = items, np.zeros(len(items), np.int64), 1
-        feats, emb = embed_texts(
-            texts,
-            model,
-            batch_size=batch_size,
-            device=device,
-            cache_dir=cache_dir,
-            precision=precision,
-        )
+        emb = embedder_for(model, settings_of(settings, **keywords))
+        feats = emb.encode(texts)
         name = "vendi"
         choices = embedding_choices(emb)
     if setting == SETS:
