@@ -246,6 +246,12 @@ class SettingsKeywords(TypedDict, total=False):
     precision: Optional[str]
 
 
+class RunSettingsKeywords(SettingsKeywords, total=False):
+    """The loose settings of a metric called on its own: a loader's, and the score cache's."""
+
+    cache_dir: Optional[str]
+
+
 def settings_of(
     settings: Optional[ModelSettings], **keywords: Unpack[SettingsKeywords]
 ) -> ModelSettings:
