@@ -10,7 +10,7 @@ from typing import Any, Iterable, Union
 from .data import select_column
 from .errors import InputError
 from .meta.at_k import score_at_k
-from .models.devices import resolve_settings
+from .models.devices import ModelSettings, resolve_settings
 from .models.threads import set_threads
 from .options import AT_K_OPTIONS
 from .registry import all_metrics
@@ -27,6 +27,7 @@ def score(
     metrics: Iterable[str] | None = None,
     *,
     engine: Union[str, EngineOptions] = "local",
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> Scores:
     """Score a corpus (list of str) or sets (list of lists of str) with registered metrics.
@@ -42,14 +43,17 @@ def score(
     engine: ``"local"`` (this process), ``"ray"`` (a Ray cluster, same results), or an
     :class:`EngineOptions` (Ray's ``address``, ``concurrency``, ``num_gpus``, ``batch_rows``,
     ``verbose``; also accepted as keywords beside ``engine="ray"``).
+    models: the :class:`~diveval.models.devices.ModelSettings` the caller already resolved from
+    these options (the CLI does, before it reads the input); None: resolved here.
 
     >>> score([["a b", "a c"]], metrics=["distinct-1"])["distinct-1"].value
     0.75
     """
     data = select_column(data, options.pop("column", None))
     # the model keywords (device=, precision=, batch_size=, cache_dir=, threads=) checked and
-    # resolved once, here, into the settings every model of the run is loaded with
-    models = resolve_settings(options)
+    # resolved once, here or by the caller, into the settings every model of the run loads with
+    if models is None:
+        models = resolve_settings(options)
     if options.pop("threads", None) is not None:  # process-wide: the backends' CPU threads
         set_threads(models.threads)
     run_on, options = EngineOptions.split(engine, options)

@@ -97,8 +97,10 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def check_common_arguments(args) -> None:
     """The model settings several commands share (--device, --precision, --batch-size), checked
-    before any work, so a typo is one line before the input is read (``models.devices``)."""
-    resolve_settings({name: getattr(args, name, None) for name in SETTINGS_OPTIONS})
+    before any work, so a typo is one line before the input is read (``models.devices``), and
+    kept as ``args.models``: the commands hand them on, resolved, to the library."""
+    given = {name: getattr(args, name, None) for name in (*SETTINGS_OPTIONS, "threads")}
+    args.models = resolve_settings(given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -114,8 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[ONLINE_ENV] = "1"
     try:
         check_common_arguments(args)
-        if getattr(args, "threads", None) is not None:
-            set_threads(args.threads)  # before any model loads
+        if args.models.threads is not None:
+            set_threads(args.models.threads)  # before any model loads
         return int(args.run(args) or 0)
     except DivevalError as exc:
         print(f"diveval: error: {exc}", file=sys.stderr)

@@ -5,8 +5,9 @@ registry is filled on first use and ``import diveval`` stays cheap.
 
 A row's options come from one declaration: the names in its ``options`` (beside the row), each an
 :class:`diveval.options.Option` whose ``default`` / ``metric_defaults`` is the only place its
-default is written. A row's ``compute`` is the implementation itself, or a small wrapper that
-imports it lazily (marked with :func:`implemented_by`); a wrapper writes no default of its own: it
+default is written. A row's ``compute`` is the implementation itself (:class:`Implementation`
+imports it when first called), or a small wrapper that imports it lazily (marked with
+:func:`implemented_by`); a wrapper writes no default of its own: it
 passes the options on, so the implementation's keyword defaults apply, or reads
 :meth:`Metric.option_default` where it needs the value. ``tests/test_defaults.py`` checks, for
 every registered row, that the keyword defaults of its compute, its implementation and its
@@ -32,6 +33,7 @@ from .text.tokenizers import get_tokenizer
 __all__ = [
     "DIRECTIONS",
     "KNOWN_OPTIONS",
+    "Implementation",
     "METRICS",
     "PER_ITEM_OPTIONS",
     "Metric",
@@ -71,6 +73,18 @@ def import_implementation(path: str) -> Callable[..., Any]:
     return found
 
 
+class Implementation:
+    """A row's ``compute`` that is the implementation ``"module:function"`` itself, imported when
+    first called (``import diveval`` stays cheap): no wrapper stands between the row and it."""
+
+    def __init__(self, path: str) -> None:
+        self.implementation = path
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Score:
+        score: Score = import_implementation(self.implementation)(*args, **kwargs)
+        return score
+
+
 @dataclass(frozen=True)
 class Metric:
     """A registered metric: ``compute(data, **fixed, **options) -> Score``.
@@ -91,6 +105,10 @@ class Metric:
     # option picks the model, the kind of the default), or None. Engines ask this, never option
     # names: a model-backed metric runs where its model is loaded once.
     model: str | None = None
+    # How a row with a model gets it: ``load(options, context) -> options``, the options naming
+    # the model and its settings turned into the model, loaded once with the run's settings
+    # (``context.models``), under the keyword its compute takes. None: the compute loads nothing.
+    load: Callable[[dict[str, Any], RunContext], dict[str, Any]] | None = None
     default: bool = False  # part of `diveval score` when no --metric is given
     # Which way is better: for diversity metrics, "higher" or "lower" value = MORE DIVERSE (Self-BLEU
     # is "lower"); for reference-based quality metrics, which way = closer to the references.
@@ -128,8 +146,12 @@ class Metric:
         of the run); a name that is no option at all is an InputError naming the nearest one."""
         check_options(options, [self])
         kwargs = {k: v for k, v in options.items() if k in self.options and v is not None}
+        if context is None:
+            context = RunContext()
+        if self.load is not None:
+            kwargs = self.load(kwargs, context)
         if self.takes_context:
-            kwargs["context"] = context if context is not None else RunContext()
+            kwargs["context"] = context
         # Score.metric is the registry name, always (one function serves distinct-1..5)
         score = self.compute(data, **self.fixed, **kwargs).with_metric(self.name)
         return self.language_checked(score, data, kwargs)

@@ -193,7 +193,13 @@ def run(args) -> int:
         part = _take(data.items, index)
         records = _take(data.records, index) if data.records else []
         try:
-            results[name] = _score(part, args.metrics, engine, _with_references(options, records))
+            results[name] = _score(
+                part,
+                args.metrics,
+                engine,
+                _with_references(options, records),
+                getattr(args, "models", None),
+            )
         except InputError as exc:
             raise locate(exc, data, index) from None
         _add_sampling(results[name], records)
@@ -253,10 +259,11 @@ def _add_sampling(results, records: Sequence):
     return results
 
 
-def _score(items, metrics, engine, options):
+def _score(items, metrics, engine, options, models=None):
+    """``diveval.score``, with the model settings the CLI resolved (``cli.check_common_arguments``)."""
     from ..api import score
 
-    return score(items, metrics, engine=engine, **options)
+    return score(items, metrics, engine=engine, models=models, **options)
 
 
 def _with_references(options: dict, records: Sequence) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..registry import Metric, pair_mean_at_k, register_all
+from ..registry import Metric, pair_mean_at_k, register_tables
 from ..results import SETS, Score
 from .compression import compression_ratio, pos_compression_ratio
 from .cosine import cosine_diversity
@@ -344,6 +344,4 @@ TABLES = {
     "Lexical: LLM evaluation": LLM_EVALUATION,
     "Lexical: GEM benchmark": GEM,
 }
-TABLE = [*CORE, *LLM_EVALUATION, *GEM]
-
-register_all(TABLE)
+TABLE = register_tables(TABLES)

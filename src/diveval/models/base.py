@@ -7,13 +7,37 @@ fixes its outputs) that go into the signature of any score it produced.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 #: Column order of every NLI probability matrix in diveval.
 NLI_LABELS = ("contradiction", "neutral", "entailment")
 CONTRADICTION, NEUTRAL, ENTAILMENT = 0, 1, 2
+
+
+class BatchedNLI:
+    """The ``predict`` of an NLI backend that runs pairs in batches: the pairs checked, then
+    ``_fill(out, premises, hypotheses, batch_size)`` writes each pair's row of ``out``."""
+
+    batch_size: int
+
+    def predict(
+        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: Optional[int] = None
+    ) -> np.ndarray:
+        """Probabilities [n, 3] in the order of NLI_LABELS, float64; ``batch_size``: pairs per
+        forward pass (None: the backend's)."""
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        out = np.zeros((len(premises), 3), dtype=np.float64)
+        if len(out):
+            self._fill(out, premises, hypotheses, max(1, int(batch_size or self.batch_size)))
+        return out
+
+    def _fill(
+        self, out: np.ndarray, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int
+    ) -> None:
+        raise NotImplementedError
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ from .embedders import embedder_name
 from .fingerprint import state_dict_fingerprint
 from .loaded import load_once
 from .mpnet import mpnet_folder
-from .offline import check_model_spec, hub_offline
+from .offline import check_model_spec, error_line, hub_offline
 from .threads import torch_threads
 
 
@@ -103,7 +103,7 @@ def _load_bert_scorer(model: str, layer: int, device: str, batch_size: int, prec
                 rescale_with_baseline=False,
             )
         except (OSError, ValueError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            first = error_line(err)
             raise InputError(f"cannot load the BERTScore model {model!r}: {first}") from err
     scorer.precision = resolve_precision(precision, device)
     cast_module(scorer._model, scorer.precision)  # before the fingerprint, which then differs

@@ -243,6 +243,10 @@ def disk_cache(cache_dir: Union[str, Path, None]) -> Optional[DiskCache]:
         return _disk_caches[where]
 
 
+#: what a cached model was asked and computed (``_Cached.stats``)
+_COUNTS = ("calls", "requested", "computed", "memory_hits", "disk_hits")
+
+
 class _Cached:
     kind = ""
 
@@ -262,16 +266,33 @@ class _Cached:
         self.disk_hits = 0
 
     def stats(self) -> dict[str, int]:
-        return {
-            "calls": self.calls,
-            "requested": self.requested,
-            "computed": self.computed,
-            "memory_hits": self.memory_hits,
-            "disk_hits": self.disk_hits,
-        }
+        return {name: getattr(self, name) for name in _COUNTS}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model!r})"
 
     def clear_memory(self) -> None:
         self._memory.clear()
+
+    def _call_model(self, firsts: list, seconds: list) -> np.ndarray:
+        """The wrapped model on pairs of texts (:class:`CachedNLI`, :class:`CachedPairScorer`)."""
+        raise NotImplementedError
+
+    def _pairs(self, firsts: Sequence[str], seconds: Sequence[str], what: tuple, width: int):
+        """[n, width] float64 values of the ordered pairs (firsts[i], seconds[i]), each pair
+        computed once; ``what``: the two sides' names for the error of unequal lengths."""
+        if len(firsts) != len(seconds):
+            raise ValueError(f"{len(firsts)} {what[0]} but {len(seconds)} {what[1]}")
+        keys = list(zip(firsts, seconds))
+        if not keys:
+            return np.zeros((0, width))
+
+        def compute(pairs):
+            values = self._call_model([a for a, _ in pairs], [b for _, b in pairs])
+            return np.asarray(values, dtype=np.float64).reshape(-1, width)
+
+        # np.array of the equal-shaped rows: the same array as np.stack, several times faster
+        return np.array(self._lookup(keys, compute, np.float64), dtype=np.float64)
 
     def _lookup(self, keys: list, compute, dtype) -> list[np.ndarray]:
         """Values for ``keys`` (hashable, in order): memory, then disk, then ONE model call."""
@@ -327,22 +348,12 @@ class CachedNLI(_Cached):
 
     kind = "nli"
 
+    def _call_model(self, firsts: list, seconds: list) -> np.ndarray:
+        return self.model.predict(firsts, seconds)
+
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Probabilities [n, 3] (contradiction, neutral, entailment), float64."""
-        if len(premises) != len(hypotheses):
-            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
-        keys = list(zip(premises, hypotheses))
-        if not keys:
-            return np.zeros((0, 3))
-
-        def compute(pairs):
-            return self.model.predict([p for p, _ in pairs], [h for _, h in pairs])
-
-        # np.array of the equal-shaped rows: the same array as np.stack, several times faster
-        return np.array(self._lookup(keys, compute, np.float64), dtype=np.float64)
-
-    def __repr__(self) -> str:
-        return f"CachedNLI({self.model!r})"
+        return self._pairs(premises, hypotheses, ("premises", "hypotheses"), 3)
 
 
 class CachedEmbedder(_Cached):
@@ -361,31 +372,18 @@ class CachedEmbedder(_Cached):
 
         return np.array(self._lookup(keys, compute, np.float32), dtype=np.float32)
 
-    def __repr__(self) -> str:
-        return f"CachedEmbedder({self.model!r})"
-
 
 class CachedPairScorer(_Cached):
     """A PairScorer that scores each ordered (first, second) pair once; see the module docstring."""
 
     kind = "pair-score"
 
+    def _call_model(self, firsts: list, seconds: list) -> np.ndarray:
+        return self.model.score_pairs(firsts, seconds)
+
     def score_pairs(self, firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:
         """Scores [n], float64."""
-        if len(firsts) != len(seconds):
-            raise ValueError(f"{len(firsts)} first texts but {len(seconds)} second texts")
-        keys = list(zip(firsts, seconds))
-        if not keys:
-            return np.zeros(0)
-
-        def compute(pairs):
-            scores = self.model.score_pairs([a for a, _ in pairs], [b for _, b in pairs])
-            return np.asarray(scores, dtype=np.float64).reshape(-1, 1)
-
-        return np.array(self._lookup(keys, compute, np.float64), dtype=np.float64).reshape(-1)
-
-    def __repr__(self) -> str:
-        return f"CachedPairScorer({self.model!r})"
+        return self._pairs(firsts, seconds, ("first texts", "second texts"), 1).reshape(-1)
 
 
 _wrappers: dict[tuple, _Cached] = {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, TypedDict
+from typing import Any, Mapping, Optional, TypedDict, Unpack
 
 from ..errors import InputError
 from ..options import OPTION
@@ -84,14 +84,19 @@ def model_signature(model: Any) -> dict[str, Any]:
     }
 
 
-def signature_device(model: object) -> Optional[str]:
-    """The device a backend (or the backend a cache wraps) runs on, for a signature; None on the
-    CPU, so CPU signatures stay as they were."""
+def _recorded(model: object, attribute: str, usual: str) -> Optional[str]:
+    """A backend's (or the backend a cache wraps) ``attribute`` for a signature; None when it is
+    the ``usual`` one, so signatures that do not name it stay as they were."""
     for obj in (model, getattr(model, "model", None)):
-        device = getattr(obj, "device", None)
-        if isinstance(device, str):
-            return None if device == "cpu" else device
+        value = getattr(obj, attribute, None)
+        if isinstance(value, str):
+            return None if value == usual else value
     return None
+
+
+def signature_device(model: object) -> Optional[str]:
+    """The device a backend runs on, for a signature; None on the CPU."""
+    return _recorded(model, "device", "cpu")
 
 
 PRECISIONS = ("fp32", "fp16", "bf16", "auto")
@@ -109,6 +114,16 @@ def check_precision_name(precision: Optional[str]) -> Optional[str]:
     if name not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r}: use {', '.join(PRECISIONS)}")
     return None if name == DEFAULT_PRECISION else name
+
+
+def as_built(precision: str, what: str, applies_to: str) -> None:
+    """A model that cannot be cast (an object built by the caller, an ONNX model) runs as it was
+    built: ``auto`` leaves it so; an explicit half precision is an error, not a silent fp32 run.
+    ``applies_to``: the models the precision does apply to."""
+    if precision not in (DEFAULT_PRECISION, "auto"):
+        raise InputError(
+            f"precision {precision} applies to {applies_to}; {what} runs as it was built"
+        )
 
 
 def resolve_precision(precision: Optional[str], device: str) -> str:
@@ -136,13 +151,8 @@ def cast_module(module: Any, precision: str) -> Any:
 
 
 def signature_precision(model: object) -> Optional[str]:
-    """The precision a backend (or the backend a cache wraps) runs in, for a signature; None for
-    fp32, so fp32 signatures stay as they were."""
-    for obj in (model, getattr(model, "model", None)):
-        precision = getattr(obj, "precision", None)
-        if isinstance(precision, str):
-            return None if precision == "fp32" else precision
-    return None
+    """The precision a backend runs in, for a signature; None for fp32."""
+    return _recorded(model, "precision", "fp32")
 
 
 # batch sizes by GPU memory: the CPU defaults were chosen for a few GiB of RAM; a GPU with more
@@ -239,23 +249,29 @@ def run_settings(context: Any, options: Mapping[str, Any]) -> ModelSettings:
     return found if isinstance(found, ModelSettings) else resolve_settings(options)
 
 
-def settings_of(settings: Optional[ModelSettings], **keywords: Any) -> ModelSettings:
+class SettingsKeywords(TypedDict, total=False):
+    """The loose settings a direct call to a loader may give in place of a ``ModelSettings``."""
+
+    device: Optional[str]
+    batch_size: Optional[int]
+    precision: Optional[str]
+
+
+class RunSettingsKeywords(SettingsKeywords, total=False):
+    """The loose settings of a metric called on its own: a loader's, and the score cache's."""
+
+    cache_dir: Optional[str]
+
+
+def settings_of(
+    settings: Optional[ModelSettings], **keywords: Unpack[SettingsKeywords]
+) -> ModelSettings:
     """A loader's settings: the run's, or those of a direct call's ``keywords`` (never both)."""
     if settings is None:
         return resolve_settings(**keywords)
     if any(v is not None for v in keywords.values()):
         raise TypeError("give model settings or their keywords, not both")  # a developer's slip
     return settings
-
-
-class SettingsKeywords(TypedDict, total=False):
-    """A direct call's model settings as keywords (``device="cpu"``): a public metric function
-    takes them for its callers and resolves them once (``settings_of``, ``split_settings``)."""
-
-    device: Optional[str]
-    batch_size: Optional[int]
-    precision: Optional[str]
-    cache_dir: Optional[str]
 
 
 def split_settings(

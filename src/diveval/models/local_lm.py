@@ -24,7 +24,7 @@ from ..errors import InputError, MissingDependencyError
 from .chat import ChatRequest, Completion, dialogue_messages
 from .devices import check_device
 from .fingerprint import state_dict_fingerprint
-from .offline import hub_offline
+from .offline import error_line, hub_offline
 from .resolve import check_model_spec
 from .threads import torch_threads
 
@@ -106,7 +106,7 @@ def load_pretrained(path: str, name: str, device: Optional[str] = None) -> Causa
             tokenizer = AutoTokenizer.from_pretrained(path)
             model = AutoModelForCausalLM.from_pretrained(path)
     except (OSError, ValueError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        first = error_line(err)
         raise InputError(f"cannot load the causal LM {name!r}: {first}") from err
     return on_device(model, tokenizer, name, device)
 

@@ -31,6 +31,12 @@ _FALSE = ("0", "false", "no", "off")
 _lock = threading.RLock()
 
 
+def error_line(err: BaseException) -> str:
+    """The first line of an error from a model library (their messages run on), or its type."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 def _env(name: str) -> str:
     return os.environ.get(name, "").strip().lower()
 

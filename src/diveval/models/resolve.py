@@ -16,13 +16,21 @@ resolved into one here. Backends built from a name are loaded once per process a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Unpack
 
 from ..errors import InputError
 from . import shipped_nli
 from .base import NLIModel
 from .cache import CachedNLI, cached_nli
-from .devices import DEFAULT_PRECISION, ModelSettings, cpu_only, settings_of
+from .devices import (
+    SETTINGS_OPTIONS,
+    ModelSettings,
+    SettingsKeywords,
+    as_built,
+    cpu_only,
+    run_settings,
+    settings_of,
+)
 from .embedders import embedder_for, resolve_embedder
 from .hf_nli import HFNLIModel
 from .loaded import load_once
@@ -34,12 +42,13 @@ __all__ = [
     "nli_for",
     "resolve_embedder",
     "resolve_nli_model",
+    "with_nli",
 ]
 
 
 def _shipped_nli(settings: ModelSettings, what: str, folder: Optional[str] = None):
     cpu_only(settings.device, what)
-    _as_built(settings.precision, what)
+    as_built(settings.precision, what, _CASTABLE)
     if folder is None and not shipped_nli.shipped_model_available():
         raise InputError(
             "no default NLI model is installed (pip install 'diveval[nli]'); "
@@ -59,26 +68,17 @@ def _onnx_folder(spec: str) -> bool:
     return p.is_dir() and (p / "vocab.txt").exists() and any(p.glob("*.onnx"))
 
 
-def _as_built(precision: str, what: str) -> None:
-    """``auto`` leaves a model that cannot be cast as it is; an explicit half precision is an
-    error, not a silent fp32 run."""
-    if precision not in (DEFAULT_PRECISION, "auto"):
-        raise InputError(
-            f"precision {precision} applies to Hugging Face models (name one with --nli-model); "
-            f"{what} runs as it was built"
-        )
+#: what an explicit precision applies to, where the NLI model asked for cannot be cast
+_CASTABLE = "Hugging Face models (name one with --nli-model)"
 
 
 def resolve_nli_model(
     spec: Any = None,
     settings: Optional[ModelSettings] = None,
-    *,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    precision: Optional[str] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> NLIModel:
     """An NLIModel for ``spec``: None (the shipped model), a hub name or folder, or a model."""
-    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+    settings = settings_of(settings, **keywords)
     shipped = ("default", "shipped", shipped_nli.MODEL_NAME)
     if spec is None or isinstance(spec, str) and spec in shipped:
         return _shipped_nli(settings, "the shipped NLI model")
@@ -89,7 +89,7 @@ def resolve_nli_model(
         loading = settings.for_loading()
         return load_once(("nli", spec, loading), lambda: HFNLIModel(spec, settings=loading))
     if isinstance(spec, NLIModel):
-        _as_built(settings.precision, "an NLI model object")
+        as_built(settings.precision, "an NLI model object", _CASTABLE)
         return spec
     raise InputError(
         f"an NLI model must be a name, a folder or an object with name, fingerprint "
@@ -100,3 +100,11 @@ def resolve_nli_model(
 def nli_for(spec: Any, settings: ModelSettings) -> CachedNLI:
     """The NLI model a metric of this run uses: loaded once, its pairs' predictions cached."""
     return cached_nli(resolve_nli_model(spec, settings), settings.cache_dir)
+
+
+def with_nli(options: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A registry row's ``load``: its options with the NLI model ``nli_model`` names, loaded with
+    the run's settings, as ``model``, in place of the name and the loose settings."""
+    rest = {k: v for k, v in options.items() if k not in (*SETTINGS_OPTIONS, "nli_model")}
+    rest["model"] = nli_for(options.get("nli_model"), run_settings(context, options))
+    return rest

@@ -15,7 +15,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from ..progress import bars_enabled, track
-from .base import NLI_LABELS
+from .base import NLI_LABELS, BatchedNLI
 from .fingerprint import file_sha256
 from .loaded import load_once
 from .threads import onnx_threads
@@ -27,7 +27,7 @@ MODEL_NAME = "diveval-nli-minilm-l6"
 DEFAULT_BATCH_SIZE = 32
 
 
-class ShippedNLIModel:
+class ShippedNLIModel(BatchedNLI):
     """A 3-way NLI cross-encoder stored as an ONNX file beside a BERT ``vocab.txt``.
 
     ``model_dir`` defaults to the shipped model; any folder in the same layout works (``model_file``
@@ -114,16 +114,10 @@ class ShippedNLIModel:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    def predict(
-        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: Optional[int] = None
-    ) -> np.ndarray:
-        """Probabilities of shape [n, 3], columns (contradiction, neutral, entailment)."""
-        if len(premises) != len(hypotheses):
-            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
-        out = np.zeros((len(premises), 3), dtype=np.float64)
-        if len(premises) == 0:
-            return out
-        bs = max(1, int(batch_size or self.batch_size))
+    def _fill(
+        self, out: np.ndarray, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int
+    ) -> None:
+        bs = batch_size
         ids, types = self._encode(premises, hypotheses)
         order = np.argsort([len(x) for x in ids], kind="stable")
         starts = range(0, len(order), bs)
@@ -131,7 +125,6 @@ class ShippedNLIModel:
         for s in track(starts, f"NLI on {len(premises)} pairs", len(starts), show):
             b = order[s : s + bs]
             out[b] = self._run([ids[i] for i in b], [types[i] for i in b])
-        return out
 
 
 def default_nli_model() -> ShippedNLIModel:

@@ -21,18 +21,17 @@ A checkpoint folder without tokenizer files is read with NoveltyBench's tokenize
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Unpack
 
 import numpy as np
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError
 from ..progress import track
-from .devices import ModelSettings, settings_of
+from .devices import ModelSettings, SettingsKeywords, settings_of
 from .fingerprint import state_dict_fingerprint
-from .hf_nli import display_name
+from .hf_nli import display_name, sequence_classifier
 from .loaded import load_once
-from .offline import check_model_spec, hub_offline
-from .threads import torch_threads
+from .offline import check_model_spec, error_line, hub_offline
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"
 NOVELTYBENCH_TOKENIZER = "microsoft/deberta-v3-large"
@@ -64,29 +63,20 @@ class HFPairClassifier:
         *,
         settings: Optional[ModelSettings] = None,
         tokenizer: Optional[str] = None,
-        device: Optional[str] = None,
-        batch_size: Optional[int] = None,
         max_length: int = MAX_TOKENS,
         column: int = SIMILAR_COLUMN,
-        precision: Optional[str] = None,
         progress: Optional[bool] = None,
+        **keywords: Unpack[SettingsKeywords],
     ):
         # the run's settings (checked where the run started), or this call's keywords, checked here
-        settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+        settings = settings_of(settings, **keywords)
         spec = str(name_or_path)
-        with hub_offline():  # before transformers is imported: it reads the setting then
-            try:
-                import torch  # noqa: F401
-                from transformers import AutoModelForSequenceClassification, AutoTokenizer
-            except ImportError:
-                raise MissingDependencyError("the trained similarity judge", "models") from None
-            try:
-                torch_threads()  # before the first model: see models.threads
-                self.model = AutoModelForSequenceClassification.from_pretrained(spec)
-            except (OSError, ValueError) as err:
-                raise InputError(
-                    f"cannot load the similarity classifier {spec!r}: {_first(err)}"
-                ) from err
+        self.model, _ = sequence_classifier(
+            spec, "similarity classifier", "the trained similarity judge"
+        )
+        with hub_offline():  # the tokenizer too: its fall-back is on the hub
+            from transformers import AutoTokenizer
+
             self.tokenizer_name = tokenizer or spec
             try:
                 self.tokenizer = AutoTokenizer.from_pretrained(self.tokenizer_name)
@@ -97,7 +87,7 @@ class HFPairClassifier:
             except (OSError, ValueError, TypeError) as err:
                 if tokenizer is not None:
                     raise InputError(
-                        f"cannot load the tokenizer {tokenizer!r}: {_first(err)}"
+                        f"cannot load the tokenizer {tokenizer!r}: {error_line(err)}"
                     ) from err
                 self.tokenizer_name = NOVELTYBENCH_TOKENIZER  # partition.py's tokenizer
                 try:
@@ -106,7 +96,7 @@ class HFPairClassifier:
                     raise InputError(
                         f"the similarity classifier {spec!r} has no tokenizer files and "
                         f"NoveltyBench's tokenizer {NOVELTYBENCH_TOKENIZER!r} is not available "
-                        f"({_first(err2)}); copy a tokenizer into the checkpoint's folder"
+                        f"({error_line(err2)}); copy a tokenizer into the checkpoint's folder"
                     ) from None
         if self.tokenizer.cls_token_id is None or self.tokenizer.sep_token_id is None:
             raise InputError(
@@ -193,22 +183,14 @@ def _has_vocabulary(tokenizer: Any) -> bool:
     return bool(set(tokenizer.get_vocab()) - set(tokenizer.all_special_tokens))
 
 
-def _first(err: Exception) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
-
-
 def load_pair_classifier(
     spec: str,
     settings: Optional[ModelSettings] = None,
-    *,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    precision: Optional[str] = None,
+    **keywords: Unpack[SettingsKeywords],
 ) -> HFPairClassifier:
     """The classifier ``spec`` (hub name or folder), loaded once per process and settings (the
     run's, or those of a direct call's keywords)."""
-    settings = settings_of(settings, device=device, batch_size=batch_size, precision=precision)
+    settings = settings_of(settings, **keywords)
     check_model_spec(spec, "similarity classifier")
     loading = settings.for_loading()
     return load_once(

@@ -31,19 +31,24 @@ and itself P(entailment) = 0.81). See :mod:`diveval.semantic.identical`; the sig
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from typing import Any, Optional, TypedDict, Unpack
 
 import numpy as np
 
 from ..data import ordered_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT
-from ..models.cache import cached_nli
-from ..models.devices import signature_device, signature_precision
-from ..models.resolve import resolve_nli_model
+from ..models.devices import (
+    ModelSettings,
+    RunSettingsKeywords,
+    run_settings,
+    signature_device,
+    signature_precision,
+)
+from ..models.embedders import embedder_for
+from ..models.resolve import nli_for
 from ..results import SETS
 from ..text.prepared import prepare
-from .embedding_diversity import embed_texts
 from .identical import ONE, check_identical, set_identical_to_one
 from .vendi import ngram_features
 
@@ -168,6 +173,7 @@ class SimilarityOptions(TypedDict, total=False):
     precision: Optional[str]
     identical: Optional[str]
     context: Any
+    settings: Optional[ModelSettings]
 
 
 def set_similarities(
@@ -178,46 +184,44 @@ def set_similarities(
     nli_model: Any = None,
     embedding_model: Any = None,
     temperature: float = 1.0,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
     identical: Optional[str] = None,
     context: Any = None,
+    settings: Optional[ModelSettings] = None,
+    **keywords: Unpack[RunSettingsKeywords],
 ) -> tuple[list[list[str]], list[np.ndarray], dict[str, Any]]:
     """(the sets, W of each, the signature's entries for the similarity: its name and the
     model's). ``sets`` are checked: sets of strings, none empty.
 
     context: the run's ``RunContext``; the metrics of one run that ask for the same similarity
     share one set of matrices (read-only: callers copy before changing them). identical: "one"
-    (default) or "model", the rule for two responses with the same text."""
+    (default) or "model", the rule for two responses with the same text. settings: the models'
+    ``ModelSettings`` (None: the run's, else those of the ``device`` / ``batch_size`` /
+    ``precision`` / ``cache_dir`` keywords)."""
     items = require_sets(sets, metric)
     empty = [g for g, s in enumerate(items) if not s]
     if empty:
         raise InputError(f"{metric} needs at least one response: set {empty[0]} is empty")
     check_similarity(similarity, metric)
     rule = check_identical(identical, metric)
-    options = dict(
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        temperature=temperature,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        precision=precision,
-    )
+    if settings is None:
+        settings = run_settings(context, keywords)
+    elif any(v is not None for v in keywords.values()):
+        raise TypeError("give model settings or their keywords, not both")  # a developer's slip
+    options = dict(nli_model=nli_model, embedding_model=embedding_model, temperature=temperature)
     if context is None:
-        matrices, params = _set_similarities(items, similarity, metric, **options)
+        matrices, params = _set_similarities(items, similarity, metric, settings, **options)
         return (items, *_identical_rule(items, matrices, params, rule))
 
     def ident(x: Any) -> Any:
         return x if x is None or isinstance(x, (str, int, float)) else id(x)
 
-    key = ("set-similarities", similarity, *(ident(options[k]) for k in sorted(options)))
+    key = ("set-similarities", similarity, settings, *(ident(options[k]) for k in sorted(options)))
 
     def under_rule() -> tuple[list[np.ndarray], dict[str, Any]]:
         # the model's matrices are shared by both rules; "one" works on copies
-        model = context.memo(key, lambda: _set_similarities(items, similarity, metric, **options))
+        model = context.memo(
+            key, lambda: _set_similarities(items, similarity, metric, settings, **options)
+        )
         return _identical_rule(items, model[0], model[1], rule)
 
     matrices, params = context.memo((*key, rule), under_rule)
@@ -238,14 +242,11 @@ def _set_similarities(
     items: list[list[str]],
     similarity: str,
     metric: str,
+    settings: ModelSettings,
     *,
     nli_model: Any,
     embedding_model: Any,
     temperature: float,
-    batch_size: Optional[int],
-    device: Optional[str],
-    cache_dir: Optional[str],
-    precision: Optional[str],
 ) -> tuple[list[np.ndarray], dict[str, Any]]:
     sizes = np.array([len(s) for s in items], dtype=np.int64)
     if similarity == "jaccard":
@@ -253,49 +254,29 @@ def _set_similarities(
     if similarity == "ngram":
         return ngram_matrices(items), {"sim": "ngram-cosine", "n": "1-2", "tok": "whitespace"}
 
+    texts = [t for s in items for t in s]
     if similarity == "cosine":
-        texts = [t for s in items for t in s]
-        vectors, emb = embed_texts(
-            texts,
-            embedding_model,
-            batch_size=batch_size,
-            device=device,
-            cache_dir=cache_dir,
-            precision=precision,
-        )
-        out = cosine_matrices(vectors, sizes)
-        params = {
-            "sim": "cosine-clip0",
-            "model": emb.name,
-            "fp": emb.fingerprint,
-            "dev": signature_device(emb),
-            "prec": signature_precision(emb),
-        }
-        return out, params
+        emb = embedder_for(embedding_model, settings)
+        params = {"sim": "cosine-clip0", "model": emb.name, "fp": emb.fingerprint}
+        return cosine_matrices(emb.encode(texts), sizes), {**params, **_placed(emb)}
 
     if not (np.isfinite(temperature) and temperature > 0):
         raise InputError(f"{metric}: the NLI temperature must be > 0, got {temperature!r}")
-    texts = [t for s in items for t in s]
     first, second, _ = ordered_pairs(sizes)
-    backend = resolve_nli_model(
-        nli_model, device=device, batch_size=batch_size, precision=precision
-    )
-    nli = cached_nli(backend, cache_dir)
+    nli = nli_for(nli_model, settings)
     if len(first):
         premises = [texts[i] for i in first.tolist()]
         probs = np.asarray(nli.predict(premises, [texts[j] for j in second.tolist()]))
     else:
         probs = np.zeros((0, 3))
-    params = {
-        "sim": similarity,
-        "sym": "mean",
-        "T": f"{temperature:g}",
-        "model": nli.name,
-        "fp": nli.fingerprint,
-        "dev": signature_device(nli),
-        "prec": signature_precision(nli),
-    }
+    params = {"sim": similarity, "sym": "mean", "T": f"{temperature:g}"}
+    params.update(model=nli.name, fp=nli.fingerprint, **_placed(nli))
     return nli_matrices(probs, sizes, similarity, float(temperature)), params
+
+
+def _placed(model: Any) -> dict[str, Any]:
+    """The signature's entries of where a model runs (None on the CPU in fp32: left out)."""
+    return {"dev": signature_device(model), "prec": signature_precision(model)}
 
 
 def by_size(matrices: list[np.ndarray]) -> dict[int, np.ndarray]:

@@ -10,7 +10,9 @@ set).
 measures of its similarity graph (Lin, Trivedi & Sun 2023) and similarity-sensitive Hill numbers
 (Leinster & Cobbold 2012).
 
-The small functions below import the model code lazily (``import diveval`` stays cheap).
+A model-backed row declares its model's kind and ``load`` (``models.embedders.with_embedder``,
+``models.resolve.with_nli``): the registry loads the run's model and calls the metric's function
+itself (``registry.Implementation``, imported when first called: ``import diveval`` stays cheap).
 """
 
 from __future__ import annotations
@@ -18,66 +20,51 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..models.devices import SETTINGS_OPTIONS, run_settings, split_settings
-from ..models.embedders import embedder_for
-from ..models.resolve import nli_for
+from ..models.devices import SETTINGS_OPTIONS, split_settings
+from ..models.embedders import with_embedder
+from ..models.resolve import with_nli
 from ..options import OPTION
-from ..registry import (
-    Metric,
-    implemented_by,
-    import_implementation,
-    pair_mean_at_k,
-    register_tables,
-)
+from ..registry import Implementation, Metric, implemented_by, pair_mean_at_k, register_tables
 from ..results import CORPUS, SETS
 from .gram_state import VendiState
 
 _MODEL_SETTINGS = (*SETTINGS_OPTIONS, "progress")
 
 
-def _loaded(load, spec, context, options: dict) -> tuple:
-    """(the run's model ``load(spec, settings)`` gives, the other options): the model loaded once
-    with the settings the run resolved once, in place of a model name and loose settings."""
-    rest = {k: v for k, v in options.items() if k not in SETTINGS_OPTIONS}
-    return load(spec, run_settings(context, options)), rest
-
-
 def _nli(variant: str):
     @implemented_by(
         f"diveval.semantic.nli_diversity:nli_{'counts' if variant == 'counts' else 'diversity'}"
     )
-    def compute(sets, nli_model=None, *, context=None, **options):
+    def compute(sets, model=None, **options):
         from .nli_diversity import nli_counts, nli_diversity
 
-        model, rest = _loaded(nli_for, nli_model, context, options)
         if variant == "counts":
-            return nli_counts(sets, model, **rest)
-        return nli_diversity(sets, model, variant, **rest)
+            return nli_counts(sets, model, **options)
+        return nli_diversity(sets, model, variant, **options)
 
     return compute
 
 
-def _embedding_row(path: str):
-    """The adapter of an embedding metric ``function(sets, model, **options)`` (``path``:
-    ``"module:function"``, imported when first called): the run's embedder, loaded once."""
-
-    @implemented_by(path)
-    def compute(sets, embedding_model=None, *, context=None, **options):
-        model, rest = _loaded(embedder_for, embedding_model, context, options)
-        return import_implementation(path)(sets, model, **rest)
-
-    return compute
+def _embedding_row(name: str) -> Implementation:
+    """The compute of an embedding metric ``function(sets, model, **options)`` of
+    ``semantic.set_geometry``: the function itself; the row's ``load`` gives it the run's
+    embedder."""
+    return Implementation(f"diveval.semantic.set_geometry:{name}")
 
 
-_sent_bert = _embedding_row("diveval.semantic.embedding_diversity:embedding_diversity")
+_sent_bert = Implementation("diveval.semantic.embedding_diversity:embedding_diversity")
+
+
+def _sent_bert_at_k(sets, **options):
+    """Sent-BERT on the whole sets (its own at-K value), its embedder loaded as the row loads it."""
+    return _sent_bert(sets, **with_embedder(options, None))
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
-def _vendi(data, embedding_model=None, *, context=None, **options):
+def _vendi(data, model=None, **options):
     from .vendi import vendi
 
-    model, rest = _loaded(embedder_for, embedding_model, context, options)
-    return vendi(data, "embedding", model=model, **rest)
+    return vendi(data, "embedding", model=model, **options)
 
 
 @implemented_by("diveval.semantic.vendi:vendi")
@@ -107,42 +94,42 @@ _GEOMETRY_REFERENCES = {
 _GEOMETRY = (
     (
         "rke",
-        _embedding_row("diveval.semantic.set_geometry:rke"),
+        _embedding_row("rke"),
         "Rényi kernel entropy 1/||K/n||_F^2 of the embedding cosine kernel, per set: the "
         "order-2 Vendi Score (Jalali et al. 2023)",
         "Jalali et al. 2023",
     ),
     (
         "dcscore",
-        _embedding_row("diveval.semantic.set_geometry:dcscore"),
+        _embedding_row("dcscore"),
         "DCScore tr(softmax_row(K/tau)), tau=1, of the embedding cosine kernel, per set "
         "(Zhu et al. 2025)",
         "Zhu et al. 2025",
     ),
     (
         "intdiv",
-        _embedding_row("diveval.semantic.set_geometry:intdiv"),
+        _embedding_row("intdiv"),
         "internal diversity 1 - mean cosine of the set's embeddings, self-pairs included "
         "(vendi-score's intdiv, uniform weights)",
         "Friedman & Dieng 2022",
     ),
     (
         "logdet",
-        _embedding_row("diveval.semantic.set_geometry:logdet"),
+        _embedding_row("logdet"),
         "log det(K + eps I), eps=1e-6, of the embedding cosine kernel, per set: the "
         "determinantal (DPP) volume of the responses (Kulesza & Taskar 2012)",
         "Kulesza & Taskar 2012",
     ),
     (
         "chamfer",
-        _embedding_row("diveval.semantic.set_geometry:chamfer"),
+        _embedding_row("chamfer"),
         "Chamfer distance: mean over responses of the cosine distance to the nearest other "
         "response of the set (Cox et al. 2021)",
         "Cox et al. 2021",
     ),
     (
         "remote-clique",
-        _embedding_row("diveval.semantic.set_geometry:remote_clique"),
+        _embedding_row("remote_clique"),
         "remote clique: mean cosine distance over the pairs of a set (Cox et al. 2021)",
         "Cox et al. 2021",
     ),
@@ -158,6 +145,7 @@ MODEL_BACKED = [
             options=("nli_model", *_MODEL_SETTINGS),
             extra="nli",  # "models" for HF models
             model="nli",
+            load=with_nli,
             direction="higher",
             citation="Stasaski & Hearst 2022",
         )
@@ -171,11 +159,12 @@ MODEL_BACKED = [
         options=("embedding_model", *_MODEL_SETTINGS),
         extra="models",
         model="embedder",
+        load=with_embedder,
         direction="higher",
         citation="Tevet & Berant 2021",
         reference="sentence-transformers encode() and the pairwise cosines computed directly, to "
         "1e-5",
-        at_k=pair_mean_at_k(_sent_bert),
+        at_k=pair_mean_at_k(_sent_bert_at_k),
     ),
 ]
 
@@ -189,6 +178,7 @@ GEOMETRY = [
         options=("embedding_model", "identical", *_MODEL_SETTINGS),
         extra="models",
         model="embedder",
+        load=with_embedder,
         direction="higher",
         citation="Friedman & Dieng 2022",
         reference="vendi-score 0.0.3 (score_K on the same cosine kernel, q = 0.5, 1, 2, inf, "
@@ -213,6 +203,7 @@ GEOMETRY = [
             options=("embedding_model", "identical", *_MODEL_SETTINGS),
             extra="models",
             model="embedder",
+            load=with_embedder,
             direction="higher",
             citation=citation,
             reference=_GEOMETRY_REFERENCES.get(name, ""),
@@ -228,6 +219,7 @@ GEOMETRY = [
             options=("embedding_model", "logprobs", "identical", *_MODEL_SETTINGS),
             extra="models",
             model="embedder",
+            load=with_embedder,
             direction="higher",
             citation="Friedman & Dieng 2022",
             reference=reference,
@@ -235,14 +227,14 @@ GEOMETRY = [
         for name, compute, text, reference in (
             (
                 "vendi-weighted",
-                _embedding_row("diveval.semantic.set_geometry:vendi_weighted"),
+                _embedding_row("vendi_weighted"),
                 "probability-weighted Vendi Score, kernel K o sqrt(p) sqrt(p)^T with p the "
                 "responses' sequence probabilities (the input's logprobs), per set",
                 "vendi-score 0.0.3 (score_K with p on the same cosine kernel, to 1e-9)",
             ),
             (
                 "intdiv-weighted",
-                _embedding_row("diveval.semantic.set_geometry:intdiv_weighted"),
+                _embedding_row("intdiv_weighted"),
                 "internal diversity 1 - sum_ij p_i p_j K_ij with p the responses' sequence "
                 "probabilities (the input's logprobs), per set",
                 "vendi-score 0.0.3 (intdiv_K with p on the same cosine kernel, to 1e-12)",
