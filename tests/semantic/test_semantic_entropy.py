@@ -243,6 +243,24 @@ def test_every_ordered_pair_goes_to_the_model_once_across_metrics():
     assert len(model.pairs_seen) == len(set(model.pairs_seen)) == len(unique)
 
 
+def test_the_runs_settings_reach_the_judges_model(tmp_path):
+    # the run's settings load the judge's model as equivalence-classes' do: its score cache is
+    # written, in a run and in a direct call; a half precision the model cannot take is refused,
+    # not run silently in fp32
+    sets = [["one two", "three four", "one two"], ["five", "six"]]
+    run = diveval.score(
+        sets, ["semantic-entropy"], nli_model=HashNLI(), cache_dir=str(tmp_path / "run")
+    )
+    assert (tmp_path / "run" / "diveval-cache.sqlite").exists()
+    direct = semantic_entropy(sets, nli_model=HashNLI(), cache_dir=str(tmp_path / "direct"))
+    assert direct.value == run["semantic-entropy"].value
+    assert (tmp_path / "direct" / "diveval-cache.sqlite").exists()
+    with pytest.raises(InputError, match="precision bf16"):
+        diveval.score(sets, ["semantic-entropy"], nli_model=HashNLI(), precision="bf16")
+    with pytest.raises(InputError, match="precision bf16"):
+        semantic_entropy(sets, nli_model=HashNLI(), precision="bf16")
+
+
 def test_small_and_bad_inputs():
     assert semantic_entropy([["only one"]], "nli", nli_model=HashNLI()).value == 0.0
     with pytest.raises(InputError, match="set 1 is empty"):

@@ -126,11 +126,9 @@ def add_level_options(p) -> None:
     )
 
 
-def run(args) -> int:
-    import sys
-
-    from ..io.readers import locate, read_input
-
+def _refuse_mixed_modes(args) -> None:
+    """Refuse the flags that belong to another kind of run than the one asked (a whole run, a
+    shard or a streamed run, --level, --across), before the input is read."""
     if (args.memory or args.shard or args.state) and (
         args.by or args.summary or args.items or args.report
     ):
@@ -152,12 +150,22 @@ def run(args) -> int:
             )
         if args.engine != "local":
             raise InputError("--level runs in one process: not with --engine ray")
-        return _run_level(args)
     if args.across:
         if not args.by:
             raise InputError("--across compares systems: add --by FIELD naming the system field")
         if args.level or args.memory or args.shard or args.state or args.engine != "local":
             raise InputError("--across runs alone: not with --level, --shard, --memory or ray")
+
+
+def run(args) -> int:
+    import sys
+
+    from ..io.readers import locate, read_input
+
+    _refuse_mixed_modes(args)
+    if args.level:
+        return _run_level(args)
+    if args.across:
         return _run_across(args)
     if args.memory or args.approx:
         return _run_streamed(args)

@@ -86,7 +86,13 @@ from ..models import bertscore as bertscore_backend
 from ..models.base import CONTRADICTION, ENTAILMENT, NEUTRAL
 from ..models.bertscore_pairs import bertscore_f_of
 from ..models.cache import cached_pair_scorer
-from ..models.devices import ModelSettings, SettingsKeywords, settings_of, split_settings
+from ..models.devices import (
+    ModelSettings,
+    RunSettingsKeywords,
+    SettingsKeywords,
+    settings_of,
+    split_settings,
+)
 from ..models.embedders import embedder_for
 from ..models.resolve import nli_for
 from ..models.similarity import load_pair_classifier
@@ -435,6 +441,17 @@ def _judge_key(judge: Any, nli_model: Any, embedding_model: Any, cache_dir: Any)
     return ("equivalence-judge", ident(judge), ident(nli_model), ident(embedding_model), cache_dir)
 
 
+def run_judge(judge: Any, context: RunContext, judge_options: JudgeOptions) -> CachedJudge:
+    """The judge of a run, made once per run (``context``) and its verdicts cached: its models
+    loaded with the given ``settings``, else the run's, else a direct call's keywords."""
+    options: dict[str, Any] = dict(judge_options)
+    settings, models = split_settings(options, options.pop("settings", None), context)
+    key = _judge_key(
+        judge, models.get("nli_model"), models.get("embedding_model"), settings.cache_dir
+    )
+    return context.memo(key, lambda: CachedJudge(make_judge(judge, settings=settings, **models)))
+
+
 def partition_sets(
     sets: Sequence[Sequence[str]], judge: Judge, identical: str = MODEL
 ) -> list[list[int]]:
@@ -481,9 +498,9 @@ def patience_utility(labels: Sequence[int], quality: Sequence[float], patience: 
     return float(np.dot(gains, weights) / weights.sum())
 
 
-class JudgeOptions(SettingsKeywords, total=False):
+class JudgeOptions(RunSettingsKeywords, total=False):
     """The models a judge may use, and how they run: the run's ``settings``, or a direct call's
-    keywords (device, batch_size, ...)."""
+    keywords (device, batch_size, precision, cache_dir)."""
 
     nli_model: Any
     embedding_model: Any
@@ -523,12 +540,7 @@ def partition(
         raise InputError(f"patience must be in (0, 1], got {patience}")
     qualities = _qualities(items, quality)
     context = context if context is not None else RunContext()
-    given = judge_options.pop("settings", None)
-    settings, models = split_settings(judge_options, given)
-    key = _judge_key(
-        judge, models.get("nli_model"), models.get("embedding_model"), settings.cache_dir
-    )
-    cached = context.memo(key, lambda: CachedJudge(make_judge(judge, settings=settings, **models)))
+    cached = run_judge(judge, context, judge_options)
     labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(

@@ -41,9 +41,9 @@ from ..models.base import CONTRADICTION, ENTAILMENT
 from ..models.devices import (
     ModelSettings,
     RunSettingsKeywords,
-    run_settings,
     signature_device,
     signature_precision,
+    split_settings,
 )
 from ..models.embedders import embedder_for
 from ..models.resolve import nli_for
@@ -203,10 +203,7 @@ def set_similarities(
         raise InputError(f"{metric} needs at least one response: set {empty[0]} is empty")
     check_similarity(similarity, metric)
     rule = check_identical(identical, metric)
-    if settings is None:
-        settings = run_settings(context, keywords)
-    elif any(v is not None for v in keywords.values()):
-        raise TypeError("give model settings or their keywords, not both")  # a developer's slip
+    settings, _ = split_settings(keywords, settings, context)
     options = dict(nli_model=nli_model, embedding_model=embedding_model, temperature=temperature)
     if context is None:
         matrices, params = _set_similarities(items, similarity, metric, settings, **options)

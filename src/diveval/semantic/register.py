@@ -332,14 +332,13 @@ HOMOGENIZATION = [
 def _equivalence_classes(sets, judge=None, context=None, **options):
     from .equivalence import equivalence_classes
 
-    settings, rest = split_settings(options, context=context)
     default = OPTION["judge"].default
-    return equivalence_classes(sets, judge or default, context=context, settings=settings, **rest)
+    return equivalence_classes(sets, judge or default, context=context, **options)
 
 
 #: The options of the metrics that partition a set with a judge: how it judges, and its models.
 _JUDGED = ("judge", "identical")
-_JUDGE_MODELS = ("nli_model", "embedding_model", "device", "batch_size", "cache_dir", "progress")
+_JUDGE_MODELS = ("nli_model", "embedding_model", *_MODEL_SETTINGS)
 
 EQUIVALENCE = [
     Metric(

@@ -49,7 +49,7 @@ InputError.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Unpack
 
 import numpy as np
 
@@ -57,7 +57,7 @@ from ..context import RunContext
 from ..data import require_sets, sequence_probabilities, set_logprobs
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
-from .equivalence import CachedJudge, Judge, _judge_key, make_judge
+from .equivalence import Judge, JudgeOptions, run_judge
 from .identical import ONE, check_identical
 
 
@@ -122,14 +122,10 @@ def semantic_entropy(
     judge: Any = "nli",
     *,
     logprobs: Optional[Sequence[Optional[Sequence[float]]]] = None,
-    nli_model: Any = None,
-    embedding_model: Any = None,
-    device: Optional[str] = None,
-    batch_size: Optional[int] = None,
-    cache_dir: Optional[str] = None,
     identical: Optional[str] = None,
     progress: Optional[bool] = None,
     context: RunContext | None = None,
+    **judge_options: Unpack[JudgeOptions],
 ) -> Score:
     """Semantic entropy of each set's meaning classes, and the mean over sets:
 
@@ -141,7 +137,8 @@ def semantic_entropy(
     log-probability per response (likelihood-weighted); None: count-weighted. ``details``:
     ``classes`` (per set) and ``labels`` (per set, the class of each response as a string of
     numbers, e.g. "0 1 0"). identical: "one" (default: identical texts are one class, unasked)
-    or "model" (the judge decides them too).
+    or "model" (the judge decides them too). judge_options: the judge's ``nli_model`` or
+    ``embedding_model`` and how they run (the run's ``settings``, or device=..., precision=...).
     """
     del progress
     items = require_sets(sets, "semantic-entropy")
@@ -151,15 +148,7 @@ def semantic_entropy(
     weights = set_logprobs(items, logprobs, "semantic-entropy")
     rule = check_identical(identical, "semantic-entropy")
     context = context if context is not None else RunContext()
-    options = dict(
-        nli_model=nli_model,
-        embedding_model=embedding_model,
-        device=device,
-        batch_size=batch_size,
-        cache_dir=cache_dir,
-    )
-    key = _judge_key(judge, nli_model, embedding_model, cache_dir)
-    cached = context.memo(key, lambda: CachedJudge(make_judge(judge, **options)))
+    cached = run_judge(judge, context, judge_options)
     labels = classes_of_sets(items, cached, rule)
     values = np.array(
         [
