@@ -19,7 +19,7 @@ def test_the_metric_functions_of_every_family_are_public():
 
     public = {getattr(diveval, n) for n in diveval.__all__ if n != "__version__"}
     modules = {getattr(f, "__module__", "") for f in public}
-    families = {m.compute.__module__.split(".")[1] for m in all_metrics().values()}
+    families = {m.implementation.__module__.split(".")[1] for m in all_metrics().values()}
     for family in families:
         assert any(mod.startswith(f"diveval.{family}.") for mod in modules), family
     # the LLM-evaluation metrics too, not only the dialogue-era ones
