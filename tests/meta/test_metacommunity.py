@@ -142,6 +142,9 @@ def test_cli_across(tmp_path, capsys):
     assert "effective number of distinct systems" in table and "2 prompts" in table
     assert main(["score", str(src), "--across"]) == 2
     assert "add --by FIELD" in capsys.readouterr().err
+    # --across with --level is refused, not dropped for the level run
+    assert main(["score", str(src), "--level", "per-input", "-m", "distinct-1", "--across"]) == 2
+    assert "--across" in capsys.readouterr().err
 
 
 def test_the_report_draws_the_across_decomposition(tmp_path, capsys):
