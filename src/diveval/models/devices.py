@@ -284,3 +284,10 @@ def split_settings(
     if settings is None:
         return run_settings(context, loose), rest
     return settings_of(settings, **loose), rest
+
+
+def with_settings(options: dict[str, Any], context: Any) -> dict[str, Any]:
+    """A registry row's ``load`` for a metric that loads its own models: its options with the
+    loose settings (device, precision, ...) replaced by the run's one ``settings``."""
+    settings, rest = split_settings(options, context=context)
+    return {**rest, "settings": settings}

@@ -25,13 +25,12 @@ from ..progress import bars_enabled, status
 from .base import Embedder
 from .cache import CachedEmbedder, cached_embedder
 from .devices import (
-    SETTINGS_OPTIONS,
     ModelSettings,
     SettingsKeywords,
     as_built,
     available_device,
-    run_settings,
     settings_of,
+    with_settings,
 )
 from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name
@@ -188,6 +187,6 @@ def embedder_for(spec: Any, settings: ModelSettings) -> CachedEmbedder:
 def with_embedder(options: dict[str, Any], context: Any) -> dict[str, Any]:
     """A registry row's ``load``: its options with the embedder ``embedding_model`` names, loaded
     with the run's settings, as ``model``, in place of the name and the loose settings."""
-    rest = {k: v for k, v in options.items() if k not in (*SETTINGS_OPTIONS, "embedding_model")}
-    rest["model"] = embedder_for(options.get("embedding_model"), run_settings(context, options))
+    rest = with_settings(options, context)
+    rest["model"] = embedder_for(rest.pop("embedding_model", None), rest.pop("settings"))
     return rest

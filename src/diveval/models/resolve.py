@@ -23,13 +23,12 @@ from . import shipped_nli
 from .base import NLIModel
 from .cache import CachedNLI, cached_nli
 from .devices import (
-    SETTINGS_OPTIONS,
     ModelSettings,
     SettingsKeywords,
     as_built,
     cpu_only,
-    run_settings,
     settings_of,
+    with_settings,
 )
 from .embedders import embedder_for, resolve_embedder
 from .hf_nli import HFNLIModel
@@ -105,6 +104,6 @@ def nli_for(spec: Any, settings: ModelSettings) -> CachedNLI:
 def with_nli(options: dict[str, Any], context: Any) -> dict[str, Any]:
     """A registry row's ``load``: its options with the NLI model ``nli_model`` names, loaded with
     the run's settings, as ``model``, in place of the name and the loose settings."""
-    rest = {k: v for k, v in options.items() if k not in (*SETTINGS_OPTIONS, "nli_model")}
-    rest["model"] = nli_for(options.get("nli_model"), run_settings(context, options))
+    rest = with_settings(options, context)
+    rest["model"] = nli_for(rest.pop("nli_model", None), rest.pop("settings"))
     return rest

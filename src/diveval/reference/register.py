@@ -12,7 +12,7 @@ from typing import Any
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
-from ..models.devices import split_settings
+from ..models.devices import ModelSettings, with_settings
 from ..options import OPTION
 from ..registry import Metric, implemented_by, register_tables
 from ..results import CORPUS, SETS, Score
@@ -58,7 +58,7 @@ def _make(metric: str):
         embedding_model=None,
         progress=None,
         context: RunContext | None = None,
-        **keywords: Any,
+        settings: ModelSettings | None = None,
     ) -> Score:
         if reference_groups is None:
             raise InputError(
@@ -66,7 +66,7 @@ def _make(metric: str):
                 'groups per set), or give every .jsonl record a "reference_groups" field'
             )
         context = context if context is not None else RunContext()
-        options: dict[str, Any] = {"settings": split_settings(keywords, context=context)[0]}
+        options: dict[str, Any] = {"settings": settings}
         if embedding_model is not None:
             options["embedding_model"] = embedding_model
         if progress:
@@ -100,6 +100,7 @@ REFERENCE_GROUPS = [
         settings=(SETS,),
         options=_LSDSCC_OPTIONS,
         model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
+        load=with_settings,
         direction="higher",
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
@@ -138,11 +139,7 @@ def _bert(label: str):
         from .multiref import bertscore
 
         _need(references, f"ref-bertscore-{label.lower()}")
-        settings, rest = split_settings(options, context=context)
-        scores = bertscore(
-            data, references, model=embedding_model, context=context, settings=settings, **rest
-        )
-        return scores[label]
+        return bertscore(data, references, model=embedding_model, context=context, **options)[label]
 
     return compute
 
@@ -233,6 +230,7 @@ REFERENCES = [
             _MODEL,
             extra="models",
             model="embedder",
+            load=with_settings,
             citation="Zhang et al. 2020",
             reference="bert-score BERTScorer's own multi-reference path, to 1e-5",
         )
@@ -256,12 +254,11 @@ REFERENCES = [
 
 
 @implemented_by("diveval.reference.mauve:mauve")
-def _mauve(data, references=None, embedding_model=None, context=None, **options) -> Score:
+def _mauve(data, references=None, embedding_model=None, **options) -> Score:
     from .mauve import mauve
 
     _need(references, "mauve")
-    settings, rest = split_settings(options, context=context)
-    return mauve(data, references, embedding_model, settings=settings, **rest)
+    return mauve(data, references, embedding_model, **options)
 
 
 # the model texts against the human texts as distributions (no pairing of response and reference)
@@ -284,6 +281,7 @@ DISTRIBUTIONS = [
         ),
         extra="mauve",
         model="embedder",
+        load=with_settings,
         direction="higher",
         citation="Pillutla et al. 2021",
         reference="mauve-text's compute_mauve on the same features, to 1e-12",

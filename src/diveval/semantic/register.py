@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..models.devices import SETTINGS_OPTIONS, split_settings
+from ..models.devices import SETTINGS_OPTIONS, with_settings
 from ..models.embedders import with_embedder
 from ..models.resolve import with_nli
 from ..options import OPTION
@@ -271,9 +271,8 @@ def _bertscore(data, embedding_model=None, context=None, **options):
             "homogenization-bertscore needs a transformers model (a folder or a name), "
             f"not {type(embedding_model).__name__}"
         )
-    settings, rest = split_settings(options, context=context)
     return homogenization_bertscore(
-        data, embedding_model, context=context, settings=settings, **_pair_options(rest)
+        data, embedding_model, context=context, **_pair_options(options)
     )
 
 
@@ -311,6 +310,7 @@ HOMOGENIZATION = [
         ),
         extra="models",
         model="embedder",
+        load=with_settings,
         direction="lower",
         citation="Padmakumar & He 2023",
         reference="bert-score (BERTScorer F1 of every ordered pair), to 1e-5 (float32 embeddings)",
@@ -332,8 +332,7 @@ HOMOGENIZATION = [
 def _equivalence_classes(sets, judge=None, context=None, **options):
     from .equivalence import equivalence_classes
 
-    default = OPTION["judge"].default
-    return equivalence_classes(sets, judge or default, context=context, **options)
+    return equivalence_classes(sets, judge or OPTION["judge"].default, context=context, **options)
 
 
 #: The options of the metrics that partition a set with a judge: how it judges, and its models.
