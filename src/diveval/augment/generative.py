@@ -23,7 +23,7 @@ from ..errors import InputError, MissingDependencyError
 from ..models.devices import check_device
 from ..models.lm_backends import load_causal_lm
 from ..models.local_lm import CausalLM
-from ..models.offline import hub_offline
+from ..models.offline import error_line, hub_offline
 from ..models.resolve import check_model_spec
 from ..models.threads import torch_threads
 from .commonsense import Inference
@@ -147,8 +147,7 @@ class CometKnowledge:
                 self.tokenizer = AutoTokenizer.from_pretrained(path)
                 self.model = AutoModelForSeq2SeqLM.from_pretrained(path).eval()
         except (OSError, ValueError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise InputError(f"cannot load the COMET model {path!r}: {first}") from err
+            raise InputError(f"cannot load the COMET model {path!r}: {error_line(err)}") from err
         self.device = check_device(device)
         if self.device != "cpu":
             self.model.to(self.device)

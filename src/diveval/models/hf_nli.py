@@ -165,7 +165,6 @@ class HFNLIModel(BatchedNLI):
     ) -> None:
         import torch
 
-        bs = batch_size
         enc = self.tokenizer(
             list(premises), list(hypotheses), truncation=True, max_length=self.max_length
         )
@@ -173,7 +172,7 @@ class HFNLIModel(BatchedNLI):
         rows = [{f: enc[f][i] for f in fields} for i in range(len(premises))]
         # Longest first: an out-of-memory batch fails at once, and similar lengths share a batch.
         order = np.argsort([-len(r["input_ids"]) for r in rows], kind="stable")
-        starts = range(0, len(order), bs)
+        starts = range(0, len(order), batch_size)
         show = self.progress
         if show is None:
             import sys
@@ -182,7 +181,7 @@ class HFNLIModel(BatchedNLI):
         cols = torch.tensor(self.columns, device=self.device)
         with torch.inference_mode():
             for s in track(starts, f"NLI {self.name}", total=len(starts), enabled=bool(show)):
-                b = order[s : s + bs]
+                b = order[s : s + batch_size]
                 logits = self.model(**self._batch_tensors([rows[i] for i in b])).logits
                 probs = torch.softmax(logits.float(), dim=-1).index_select(1, cols)
                 out[b] = probs.double().cpu().numpy()

@@ -117,13 +117,12 @@ class ShippedNLIModel(BatchedNLI):
     def _fill(
         self, out: np.ndarray, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int
     ) -> None:
-        bs = batch_size
         ids, types = self._encode(premises, hypotheses)
         order = np.argsort([len(x) for x in ids], kind="stable")
-        starts = range(0, len(order), bs)
+        starts = range(0, len(order), batch_size)
         show = bars_enabled() and len(premises) >= 512  # about a second or more
         for s in track(starts, f"NLI on {len(premises)} pairs", len(starts), show):
-            b = order[s : s + bs]
+            b = order[s : s + batch_size]
             out[b] = self._run([ids[i] for i in b], [types[i] for i in b])
 
 

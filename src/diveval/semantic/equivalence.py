@@ -94,6 +94,7 @@ from ..models.devices import (
     split_settings,
 )
 from ..models.embedders import embedder_for
+from ..models.offline import error_line
 from ..models.resolve import nli_for
 from ..models.similarity import load_pair_classifier
 from ..results import SETS, Score, make_signature
@@ -288,9 +289,8 @@ def bertscore_judge(
     try:
         scorer, name, fp = bertscore_backend.bert_scorer(model, layer, settings or ModelSettings())
     except (OSError, ValueError) as err:
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise InputError(
-            f"the bertscore judge cannot load {model!r} ({first}); it must be in the Hugging Face "
+            f"the bertscore judge cannot load {model!r} ({error_line(err)}); it must be in the Hugging Face "
             "cache offline, or name a local model with --embedding-model"
         ) from None
     return BertScoreJudge(scorer, name, fp, layer, threshold)

@@ -31,7 +31,7 @@ and itself P(entailment) = 0.81). See :mod:`diveval.semantic.identical`; the sig
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict, Unpack
+from typing import Any, Optional, Unpack
 
 import numpy as np
 
@@ -41,8 +41,7 @@ from ..models.base import CONTRADICTION, ENTAILMENT
 from ..models.devices import (
     ModelSettings,
     RunSettingsKeywords,
-    signature_device,
-    signature_precision,
+    model_signature,
     split_settings,
 )
 from ..models.embedders import embedder_for
@@ -161,16 +160,12 @@ def _groups(sizes: np.ndarray) -> dict[int, np.ndarray]:
     return {int(m): np.flatnonzero(sizes == m) for m in np.unique(sizes)}
 
 
-class SimilarityOptions(TypedDict, total=False):
+class SimilarityOptions(RunSettingsKeywords, total=False):
     """The keyword options of :func:`set_similarities`, which the metrics built on it pass on."""
 
     nli_model: Any
     embedding_model: Any
     temperature: float
-    batch_size: Optional[int]
-    device: Optional[str]
-    cache_dir: Optional[str]
-    precision: Optional[str]
     identical: Optional[str]
     context: Any
     settings: Optional[ModelSettings]
@@ -254,8 +249,10 @@ def _set_similarities(
     texts = [t for s in items for t in s]
     if similarity == "cosine":
         emb = embedder_for(embedding_model, settings)
-        params = {"sim": "cosine-clip0", "model": emb.name, "fp": emb.fingerprint}
-        return cosine_matrices(emb.encode(texts), sizes), {**params, **_placed(emb)}
+        return cosine_matrices(emb.encode(texts), sizes), {
+            "sim": "cosine-clip0",
+            **model_signature(emb),
+        }
 
     if not (np.isfinite(temperature) and temperature > 0):
         raise InputError(f"{metric}: the NLI temperature must be > 0, got {temperature!r}")
@@ -266,14 +263,8 @@ def _set_similarities(
         probs = np.asarray(nli.predict(premises, [texts[j] for j in second.tolist()]))
     else:
         probs = np.zeros((0, 3))
-    params = {"sim": similarity, "sym": "mean", "T": f"{temperature:g}"}
-    params.update(model=nli.name, fp=nli.fingerprint, **_placed(nli))
+    params = {"sim": similarity, "sym": "mean", "T": f"{temperature:g}", **model_signature(nli)}
     return nli_matrices(probs, sizes, similarity, float(temperature)), params
-
-
-def _placed(model: Any) -> dict[str, Any]:
-    """The signature's entries of where a model runs (None on the CPU in fp32: left out)."""
-    return {"dev": signature_device(model), "prec": signature_precision(model)}
 
 
 def by_size(matrices: list[np.ndarray]) -> dict[int, np.ndarray]:
