@@ -153,7 +153,8 @@ _MODEL_ROWS = (
     ),
     Option(
         "judge",
-        "equivalence-classes and semantic-entropy judge: nli (bidirectional entailment), "
+        "equivalence-classes and semantic-entropy judge: answers[:THRESHOLD] (diveval's shipped "
+        "answer-equivalence model, trained on NoveltyBench's classes), nli (bidirectional entailment), "
         "nli-relaxed (no contradiction either way, not both neutral: the semantic-entropy "
         "reference code's strict_entailment=False), embedding[:THRESHOLD] (0.8), bleu[:THRESHOLD] "
         "(0.3), unigram[:THRESHOLD] (NoveltyBench's ROUGE-1 F1 > 0.458), bertscore[:THRESHOLD] "

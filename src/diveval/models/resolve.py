@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Optional, Unpack
 
 from ..errors import InputError
-from . import shipped_nli
+from . import answers_judge, shipped_nli
 from .base import NLIModel
 from .cache import CachedNLI, cached_nli
 from .devices import (
@@ -37,6 +37,7 @@ from .offline import check_model_spec
 
 __all__ = [
     "check_model_spec",
+    "answers_model_for",
     "embedder_for",
     "nli_for",
     "resolve_embedder",
@@ -60,6 +61,21 @@ def _shipped_nli(settings: ModelSettings, what: str, folder: Optional[str] = Non
     )
     key = ("nli-onnx", folder, settings.batch_size)
     return load_once(key, lambda: shipped_nli.ShippedNLIModel(folder, **size))
+
+
+def answers_model_for(settings: ModelSettings) -> answers_judge.AnswerEquivalenceModel:
+    """The shipped answer-equivalence model (``--judge answers``): CPU, as built, loaded once
+    per batch size."""
+    what = "the answers judge's model"
+    cpu_only(settings.device, what)
+    as_built(settings.precision, what, _CASTABLE)
+    if not answers_judge.shipped_model_available():
+        raise InputError(
+            "the answers judge needs onnxruntime and tokenizers (pip install 'diveval[nli]')"
+        )
+    return answers_judge.default_answers_model(
+        settings.batch_size or answers_judge.DEFAULT_BATCH_SIZE
+    )
 
 
 def _onnx_folder(spec: str) -> bool:

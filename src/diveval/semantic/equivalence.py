@@ -13,6 +13,12 @@ generation, so the default utility is the patience-weighted share of novel gener
 
 Judges (``judge=``):
 
+- ``"answers[:T]"``: diveval's shipped answer-equivalence judge (``models.answers_judge``), trained
+  offline from NoveltyBench's stored classes to stand in for its classifier: NoveltyBench's rule
+  for answers of at most 5 words, else P(same) of a bi-encoder (each answer's first 128 tokens, the
+  benchmark's truncation) and a logistic head over the cosine and word overlaps, > T (default: the
+  threshold fitted with the model, in its ``config.json``); its agreement with the benchmark's
+  classes on withheld prompts is in ``benchmarks/answers_judge.py`` and the model card;
 - ``"nli"`` (default): bidirectional entailment, the argmax label of NLI(a, b) and of NLI(b, a) is
   entailment in both directions; any NLI model, the shipped one by default, through diveval's
   cached NLI backend (each ordered pair goes to the model once);
@@ -95,7 +101,7 @@ from ..models.devices import (
 )
 from ..models.embedders import embedder_for
 from ..models.offline import error_line
-from ..models.resolve import nli_for
+from ..models.resolve import answers_model_for, nli_for
 from ..models.similarity import load_pair_classifier
 from ..results import SETS, Score, make_signature
 from .embedding_diversity import unit_rows
@@ -110,7 +116,7 @@ DEFAULT_THRESHOLDS = {
     "bertscore": 0.719,
     "hf": 0.102,
 }
-JUDGE_KINDS = ("nli", "nli-relaxed", "embedding", "bleu", "unigram", "bertscore", "hf")
+JUDGE_KINDS = ("answers", "nli", "nli-relaxed", "embedding", "bleu", "unigram", "bertscore", "hf")
 #: NoveltyBench's BERTScore model and layer (bert-score's ``model2layers`` entry for it)
 NOVELTYBENCH_BERTSCORE = ("microsoft/deberta-large", 16)
 # what each judge's similarity can reach: a threshold beyond it makes every pair (or none)
@@ -121,6 +127,7 @@ THRESHOLD_RANGES = {
     "unigram": (0.0, 1.0),
     "bertscore": (-1.0, 1.0),
     "hf": (0.0, 1.0),
+    "answers": (0.0, 1.0),
 }
 SHORT_WORDS = 5  # NoveltyBench decides pairs of at most 5 words by word overlap
 
@@ -328,6 +335,34 @@ class ClassifierJudge(Judge):
         return [bool(v) for v in verdicts]
 
 
+class AnswersJudge(Judge):
+    """diveval's shipped answer-equivalence judge (``models.answers_judge``): NoveltyBench's
+    short-response rule, else the trained bi-encoder's P(same) > ``threshold`` (strictly, as
+    partition.py); None takes the threshold fitted with the model. Each distinct text is
+    embedded once per judge, i.e. once per run."""
+
+    def __init__(self, model: Any, threshold: Optional[float] = None, max_words: int = SHORT_WORDS):
+        self.model = model
+        self.threshold = model.threshold if threshold is None else float(threshold)
+        self.max_words = max_words
+        self.embeddings: dict[str, np.ndarray] = {}
+        self.name = (
+            f"answers:{model.name}:{model.fingerprint}:p>{self.threshold:g}"
+            f":trunc:{model.max_length}:short<={max_words}w"
+        )
+
+    def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
+        verdicts = [short_pair_rule(a, b, self.max_words) for a, b in pairs]
+        ask = [p for p, v in zip(pairs, verdicts) if v is None]
+        if ask:
+            new = [t for t in dict.fromkeys(t for p in ask for t in p) if t not in self.embeddings]
+            self.embeddings.update(zip(new, self.model.embed(new)))
+            cosines = np.array([float(self.embeddings[a] @ self.embeddings[b]) for a, b in ask])
+            p_same = iter(self.model.probabilities(cosines, ask))
+            verdicts = [bool(next(p_same) > self.threshold) if v is None else v for v in verdicts]
+        return [bool(v) for v in verdicts]
+
+
 class CachedJudge(Judge):
     """Asks the wrapped judge only about pairs it has not seen (within a call too)."""
 
@@ -361,13 +396,13 @@ def parse_hf_judge(spec: str) -> tuple[str, float]:
 
 
 def parse_judge(spec: str) -> tuple[str, float | None]:
-    """'nli' | 'nli-relaxed' | 'embedding[:T]' | 'bleu[:T]' | 'unigram[:T]' | 'bertscore[:T]' |
-    'hf:PATH[:T]' -> (kind,
-    threshold); an InputError otherwise (``parse_hf_judge`` gives an hf judge's PATH)."""
+    """'answers[:T]' | 'nli' | 'nli-relaxed' | 'embedding[:T]' | 'bleu[:T]' | 'unigram[:T]' |
+    'bertscore[:T]' | 'hf:PATH[:T]' -> (kind, threshold; None for the answers judge's own); an InputError otherwise (``parse_hf_judge`` gives an hf judge's PATH)."""
     kind, _, rest = spec.partition(":")
     if kind not in JUDGE_KINDS:
         raise InputError(
-            f"unknown judge {spec!r}; choose nli, nli-relaxed, embedding[:THRESHOLD], "
+            f"unknown judge {spec!r}; choose answers[:THRESHOLD], nli, nli-relaxed, "
+            "embedding[:THRESHOLD], "
             "bleu[:THRESHOLD], unigram[:THRESHOLD], bertscore[:THRESHOLD] or hf:PATH[:THRESHOLD]"
         )
     if kind == "hf":
@@ -377,7 +412,8 @@ def parse_judge(spec: str) -> tuple[str, float | None]:
             raise InputError(f"the {kind} judge takes no threshold (use --nli-model), got {spec!r}")
         return kind, None
     if not rest:
-        return kind, DEFAULT_THRESHOLDS[kind]
+        # the answers judge's threshold was fitted with its model: None takes that one
+        return kind, DEFAULT_THRESHOLDS.get(kind)
     try:
         threshold = float(rest)
     except ValueError:
@@ -421,6 +457,8 @@ def make_judge(
     if kind in ("nli", "nli-relaxed"):
         rule = NLIJudge if kind == "nli" else RelaxedNLIJudge
         return rule(nli_for(nli_model, settings))
+    if kind == "answers":
+        return AnswersJudge(answers_model_for(settings), threshold)
     if kind == "embedding":
         return EmbeddingJudge(embedder_for(embedding_model, settings), float(threshold or 0.0))
     if kind == "hf":

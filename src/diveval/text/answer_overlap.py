@@ -1,0 +1,43 @@
+"""Lexical features of a pair of answers, for the shipped answer-equivalence judge's head.
+
+Plain Python and the standard library only: the training recipe
+(``training/train_answers_judge.py``) loads this file by its path, so the features a judge was
+fitted on and the features it is run on are one definition.
+
+Words are rouge-score's tokens without stemming (lower-cased runs of a-z and 0-9), so "4." and
+"4" are one word, as NoveltyBench's ``unigram`` judge reads them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+#: The order of ``pair_features``'s values (the head's weights follow it).
+FEATURES = ("cosine", "unigram_f1", "bigram_f1", "abs_log_length_ratio")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _f1(a: Counter, b: Counter) -> float:
+    na, nb = sum(a.values()), sum(b.values())
+    if not na or not nb:
+        return 0.0
+    return 2 * sum((a & b).values()) / (na + nb)
+
+
+def pair_features(cosine: float, a: str, b: str) -> list[float]:
+    """[cosine of the two answers' embeddings, unigram F1 (clipped counts), bigram F1,
+    |log((words of a + 1) / (words of b + 1))|]; symmetric in a and b."""
+    wa, wb = words(a), words(b)
+    return [
+        float(cosine),
+        _f1(Counter(wa), Counter(wb)),
+        _f1(Counter(zip(wa, wa[1:])), Counter(zip(wb, wb[1:]))),
+        abs(math.log((len(wa) + 1) / (len(wb) + 1))),
+    ]
