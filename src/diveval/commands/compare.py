@@ -161,9 +161,19 @@ def read_systems(args) -> tuple[list[cmp.System], str]:
 
 
 def _names(paths: list[str]) -> list[str]:
-    """A system's name: its file name without the ending, or the path where two share one."""
+    """A system's name: its file name without the ending; where two share one (runs saved as
+    ``<org>/<model>/scores.jsonl``), the paths without the folders and the file name all of them
+    share, so that the part that tells them apart names them; the paths as given if that fails."""
     stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
-    return stems if len(set(stems)) == len(stems) else list(paths)
+    if len(set(stems)) == len(stems):
+        return stems
+    parts = [os.path.normpath(p).split(os.sep) for p in paths]
+    head = len(os.path.commonprefix(parts))
+    tail = len(os.path.commonprefix([x[::-1] for x in parts]))
+    short = ["/".join(x[head : len(x) - tail]) for x in parts]
+    if all(short) and len(set(short)) == len(short):
+        return short
+    return list(paths)
 
 
 def _groups(data, by: str) -> dict[str, list[int]]:
