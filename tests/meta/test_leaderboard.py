@@ -301,3 +301,16 @@ def test_cli_refusals_are_one_line_with_status_2(tmp_path, capsys):
     )
     assert "one metric" in capsys.readouterr().err
 
+
+def test_report_shows_the_leaderboard(tmp_path, capsys):
+    paths = _files(tmp_path)
+    assert (
+        main(["leaderboard", *paths, "-m", "distinct-1", "--field", "generations", "--json"]) == 0
+    )
+    out = tmp_path / "board.json"
+    out.write_text(capsys.readouterr().out, encoding="utf-8")
+    page = tmp_path / "report.html"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert 'id="leaderboard"' in html and "o2/narrow" in html
+    assert "share a letter" in html
