@@ -171,6 +171,8 @@ def test_refusals():
             {"a": {k: v[0] for k, v in one.items()}, "b": {k: v[1] for k, v in one.items()}},
             "distinct-1",
         )
+    with pytest.raises(InputError, match="k = 4 responses per prompt and b k = 3"):
+        lb.leaderboard({"a": one, "b": {k: v[:3] for k, v in one.items()}}, "distinct-1")
     many = {f"s{i}": one for i in range(20)}
     with pytest.raises(InputError, match="Holm's first threshold"):
         lb.leaderboard(many, "distinct-1", n_resamples=1000)

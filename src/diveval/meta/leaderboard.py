@@ -175,7 +175,14 @@ def leaderboard(
         n_resamples = default_resamples(n_systems, alpha)
     cmp._check_choices(test, n_resamples, alpha, confidence, 1)
     ordered = cmp._ordered(systems, options.pop("references", None), None)
-    cmp._check_settings(ordered)
+    cmp._check_settings(ordered, at_k=0)  # the settings alike; k checked here, without --at-k
+    for s in ordered[1:]:
+        if s.k != ordered[0].k:
+            raise InputError(
+                f"{ordered[0].name} has k = {ordered[0].k} responses per prompt and {s.name} "
+                f"k = {s.k}: diversity grows with k, so a leaderboard ranks systems of one k "
+                "(`diveval compare --at-k K` compares two at a common k)"
+            )
     setting = ordered[0].setting
     index = _common_prompts(ordered)
     n = len(index[0])
