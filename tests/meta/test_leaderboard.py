@@ -43,7 +43,8 @@ def test_each_pairs_p_value_is_compares_and_holm_runs_over_all_pairs():
     for p in board.pairs:
         row = cmp.compare({p.first: systems[p.first], p.second: systems[p.second]}, ["distinct-1"])
         r = row.rows[0]
-        assert p.difference == pytest.approx(r.difference)
+        # compare's difference is candidate - baseline: here the first is its baseline
+        assert p.difference == pytest.approx(-r.difference) and p.difference >= 0
         assert p.p_value == pytest.approx(r.p_value)
         raw.append(r.p_value)
     assert [p.p_adjusted for p in board.pairs] == pytest.approx(cmp.holm(raw).tolist())

@@ -77,7 +77,8 @@ class Standing:
 
 @dataclass(frozen=True)
 class Pair:
-    """One pair's test: ``difference`` is second - first (first the better-ranked)."""
+    """One pair's test: ``difference`` is first - second, the better-ranked system's value less
+    the other's (positive where higher is more diverse, negative where lower is)."""
 
     first: str
     second: str
@@ -253,9 +254,9 @@ def _ranked(
     weights = cmp.multiplicities(n, c.n_resamples, np.random.default_rng([c.seed, 0]))
     resampled = weights @ values / n  # [B, m]: every system's mean on the same resamples
     first, second = np.triu_indices(m, k=1)
-    diffs = values[:, second] - values[:, first]  # [n, pairs]
-    observed = means[second] - means[first]
-    deltas = resampled[:, second] - resampled[:, first]  # [B, pairs]
+    diffs = values[:, first] - values[:, second]  # [n, pairs]
+    observed = means[first] - means[second]
+    deltas = resampled[:, first] - resampled[:, second]  # [B, pairs]
     if c.test == "permutation":
         pattern, exact = cmp.swaps(n, c.n_resamples, np.random.default_rng([c.seed, 1]))
         flipped = (1 - 2 * pattern.astype(float)) @ diffs / n
