@@ -24,6 +24,7 @@ from .progress import set_quiet, silence_libraries
 COMMANDS = [
     "score",
     "compare",
+    "leaderboard",
     "merge",
     "metrics",
     "lsdscc",

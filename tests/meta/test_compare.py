@@ -668,3 +668,13 @@ def test_cli_reads_each_records_references(tmp_path, capsys):
     assert row["signature"].endswith("|corpus:summed-stats")
     assert main(["compare", base, cand, "-m", "mauve", "--refit-resamples", "100"]) == 2
     assert "too few for a 0.95 interval" in capsys.readouterr().err
+
+
+def test_files_with_one_name_are_named_by_the_folders_that_tell_them_apart():
+    from diveval.commands.compare import _names
+
+    assert _names(["runs/a.jsonl", "runs/b.jsonl"]) == ["a", "b"]
+    saved = ["/d/curated/openai/gpt-4o/scores.jsonl", "/d/curated/meta/llama/scores.jsonl"]
+    assert _names(saved) == ["openai/gpt-4o", "meta/llama"]
+    assert _names(["x/s.jsonl", "y/s.jsonl"]) == ["x", "y"]
+    assert _names(["s.jsonl", "s.jsonl"]) == ["s.jsonl", "s.jsonl"]  # nothing tells them apart

@@ -105,8 +105,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from ..io.readers import read_input
-
     if args.by:
         if len(args.inputs) != 1:
             raise InputError("--by splits one file into systems: give one INPUT")
@@ -114,20 +112,7 @@ def run(args) -> int:
         raise InputError("compare needs a BASELINE and at least one CANDIDATE (or one file --by)")
     if args.baseline and not args.by:
         raise InputError("--baseline names a --by group; without --by the first INPUT is it")
-    parts: list[tuple[str, Any, list[int]]] = []
-    for path in args.inputs:
-        data = read_input(path, args.format, args.field)
-        note = data.skipped_note()
-        if note:
-            print(f"diveval: note: {note}", file=sys.stderr)
-        if args.by:
-            for name, index in _groups(data, args.by).items():
-                parts.append((name, data, index))
-        else:
-            parts.append((path, data, list(range(len(data.items)))))
-    names = _names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
-    match = args.match or _auto_match([(d, ix) for _, d, ix in parts])
-    systems = [_system(name, data, index, match) for name, (_, data, index) in zip(names, parts)]
+    systems, match = read_systems(args)
     result = cmp.compare(
         systems,
         args.metrics,
@@ -152,10 +137,43 @@ def run(args) -> int:
     return 0
 
 
+def read_systems(args) -> tuple[list[cmp.System], str]:
+    """The systems of ``args.inputs`` (one per file, or one per ``--by`` group of one file) and
+    how their prompts are matched: what `compare` and `leaderboard` read alike."""
+    from ..io.readers import read_input
+
+    parts: list[tuple[str, Any, list[int]]] = []
+    for path in args.inputs:
+        data = read_input(path, args.format, args.field)
+        note = data.skipped_note()
+        if note:
+            print(f"diveval: note: {note}", file=sys.stderr)
+        if args.by:
+            for name, index in _groups(data, args.by).items():
+                parts.append((name, data, index))
+        else:
+            parts.append((path, data, list(range(len(data.items)))))
+    names = _names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
+    match = args.match or _auto_match([(d, ix) for _, d, ix in parts])
+    return [
+        _system(name, data, index, match) for name, (_, data, index) in zip(names, parts)
+    ], match
+
+
 def _names(paths: list[str]) -> list[str]:
-    """A system's name: its file name without the ending, or the path where two share one."""
+    """A system's name: its file name without the ending; where two share one (runs saved as
+    ``<org>/<model>/scores.jsonl``), the paths without the folders and the file name all of them
+    share, so that the part that tells them apart names them; the paths as given if that fails."""
     stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
-    return stems if len(set(stems)) == len(stems) else list(paths)
+    if len(set(stems)) == len(stems):
+        return stems
+    parts = [os.path.normpath(p).split(os.sep) for p in paths]
+    head = len(os.path.commonprefix(parts))
+    tail = len(os.path.commonprefix([x[::-1] for x in parts]))
+    short = ["/".join(x[head : len(x) - tail]) for x in parts]
+    if all(short) and len(set(short)) == len(short):
+        return short
+    return list(paths)
 
 
 def _groups(data, by: str) -> dict[str, list[int]]:

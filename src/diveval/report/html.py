@@ -835,6 +835,44 @@ def _compare_section(r: Report) -> str:
     return _section("compare", "Paired comparisons", "".join(parts))
 
 
+def _leaderboard_section(r: Report) -> str:
+    """`diveval leaderboard --json`: the ranked systems with their intervals, rank ranges and
+    letter groups, as the command printed them."""
+    parts = []
+    for run in r.collected.leaderboards:
+        st = run["settings"]
+        body = ""
+        for x in run["systems"]:
+            iv = x.get("interval") or [None, None]
+            body += (
+                f'<tr><td class="num">{escape(str(x.get("rank")))}</td>'
+                f'<th scope="row">{escape(str(x.get("system")))}</th>'
+                + _num_td(x.get("value"))
+                + f"<td>[{_n(iv[0])}, {_n(iv[1])}]</td>"
+                + f"<td>{'–'.join(escape(str(v)) for v in x.get('rank_range') or [])}</td>"
+                + f"<td><strong>{escape(str(x.get('letters', '')))}</strong></td></tr>"
+            )
+        conf = st.get("confidence", 0.95)
+        arrow = ARROWS.get(str(st.get("direction")), "")
+        parts.append(
+            f"<table><caption>{escape(str(st.get('metric')))} {arrow}: "
+            f"{len(run['systems'])} systems on {escape(str(st.get('n_prompts')))} prompts; "
+            f"{escape(str(st.get('test')))} test, {escape(str(st.get('adjustment')))}, alpha "
+            f"{escape(str(st.get('alpha')))}</caption><thead><tr>"
+            + "".join(
+                f'<th scope="col">{h}</th>'
+                for h in ("rank", "system", "value", f"{conf:.0%} interval", "ranks", "group")
+            )
+            + f"</tr></thead><tbody>{body}</tbody></table>"
+            f'<p class="muted">From <code>{escape(run["file"])}</code>: systems that share a '
+            "letter are not significantly different; ranks: every rank a system can take given "
+            f"the pairs not separated; intervals: {escape(str(st.get('intervals')))}.</p>"
+        )
+    if not parts:
+        return ""
+    return _section("leaderboard", "Leaderboard", "".join(parts))
+
+
 def _provenance_section(r: Report) -> str:
     c = r.collected
     sig_rows = "".join(
@@ -920,6 +958,7 @@ def render(r: Report) -> str:
     sections = [
         _systems_section(r),
         _compare_section(r),  # the decision between the systems, right below their numbers
+        _leaderboard_section(r),
         _agreement_section(r),
         _curves_section(r),
         _human_section(r),

@@ -4,7 +4,9 @@ Each input file is read once and sorted by its keys or columns, never by its nam
 
 - JSON objects: ``score --json`` (``scores``), ``score --by --json`` (``groups`` + ``by``),
   ``score --level --json`` (``level`` + ``scores``), ``meta tevet --json`` (``tests``),
-  ``correlate --json`` (``correlations`` + ``human``), ``length-bias --json`` (``runs``);
+  ``correlate --json`` (``correlations`` + ``human``), ``length-bias --json`` (``runs``),
+  ``compare --json`` (``comparison`` + ``rows``), ``leaderboard --json`` (``leaderboard`` +
+  ``systems``);
 - rows (CSV/TSV or JSON lines): ``score --items`` (``_line`` + metric columns), ``score --summary``
   (``_n``), ``rate export`` (systems: ``_sets``; sets: ``_subset``; raters: ``rater`` + ``kept``),
   and the scored input itself (records with ``responses``), which brings the sets' texts.
@@ -92,6 +94,7 @@ class Collected:
     human_sets: list[dict[str, Any]] = field(default_factory=list)
     raters: list[dict[str, Any]] = field(default_factory=list)
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # compare --json outputs
+    leaderboards: list[dict[str, Any]] = field(default_factory=list)  # leaderboard --json outputs
     signatures: dict[str, set[str]] = field(default_factory=dict)
     human: str = "human"
     # the JSON runs' per-group items, kept to align with the scored input's records
@@ -181,6 +184,8 @@ def kind_of(shape: str, data: Any) -> str | None:
     if shape == "object":
         if isinstance(data.get("comparison"), dict) and isinstance(data.get("rows"), list):
             return "compare"
+        if isinstance(data.get("leaderboard"), dict) and isinstance(data.get("systems"), list):
+            return "leaderboard"
         if "groups" in data and "by" in data:
             return "score-by"
         if "level" in data and isinstance(data.get("scores"), dict):
@@ -274,7 +279,7 @@ def collect(
             raise InputError(
                 f"not an output `diveval report` reads ({_what(shape, data)}); give what "
                 "score --json/--items/--summary/--level, meta tevet --json, correlate --json, "
-                "length-bias --json, compare --json or rate export wrote",
+                "length-bias --json, compare --json, leaderboard --json or rate export wrote",
                 path,
             )
         digest, size = sha256_of(path)
@@ -494,6 +499,14 @@ def _add_compare(out: Collected, path: str, data: dict[str, Any], known: set[str
         out.sign(str(r.get("metric", "?")), r.get("signature"))
 
 
+def _add_leaderboard(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
+    """``leaderboard --json``: its settings and ranked systems, kept as they are for the report."""
+    systems = [x for x in data["systems"] if isinstance(x, dict)]
+    board = data["leaderboard"]
+    out.leaderboards.append({"file": os.path.basename(path), "settings": board, "systems": systems})
+    out.sign(str(board.get("metric", "?")), data.get("signature"))
+
+
 def _add_correlate(out: Collected, path: str, data: dict[str, Any], known: set[str]) -> None:
     for group, per_metric in data["correlations"].items():
         for metric, by_method in per_metric.items():
@@ -703,6 +716,7 @@ _READERS: dict[str, Callable[[Collected, str, Any, set[str]], None]] = {
     "tevet": _add_tevet,
     "correlate": _add_correlate,
     "compare": _add_compare,
+    "leaderboard": _add_leaderboard,
     "summary": _add_summary,
     "rate-systems": _rate_rows("human_systems"),
     "rate-sets": _rate_rows("human_sets"),

@@ -1,0 +1,158 @@
+"""`diveval leaderboard FILE... -m METRIC`: every pair of systems tested as `compare` tests one,
+Holm over all pairs, the systems ranked with their intervals, rank ranges and letter groups (the
+logic is :mod:`diveval.meta.leaderboard` and :mod:`diveval.meta.groups`)."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..meta import compare as cmp
+from ..meta import leaderboard as lb
+from . import add_json_flag, add_metric_flag, print_json
+from .compare import read_systems
+from .options import (
+    add_input_flags,
+    add_model_options,
+    add_option_flags,
+    add_resampling_flags,
+    metric_options,
+    resampling_arguments,
+)
+
+EPILOG = """examples:
+  diveval leaderboard runs/*/scores.jsonl -m distinct-2 --field generations
+  diveval leaderboard a.jsonl b.jsonl c.jsonl -m self-bleu --json > board.json
+  diveval leaderboard all.jsonl --by model -m distinct-2      one file, a system field
+
+Every system must answer the same prompts (matched by "id", else by prompt text, else by
+position). Systems that share a letter are not significantly different after Holm's adjustment
+over all pairs; the rank range is every rank a system could take given the pairs the test does
+not separate.
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "leaderboard",
+        help="rank systems on one metric, with the groups the paired tests cannot tell apart",
+        description="Every pair of systems compared by compare's paired test (permutation or "
+        "bootstrap, prompts resampled and swapped alike for all pairs), Holm's adjustment over "
+        "all m(m-1)/2 pairs; the systems sorted by value with an interval each (simultaneous by "
+        "default), the range of ranks each can take, and a compact letter display (Piepho 2004).",
+        epilog=EPILOG,
+    )
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="one file per system (what `diveval score` reads); or one file with --by",
+    )
+    add_input_flags(p, "the responses field")
+    p.add_argument(
+        "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
+    )
+    p.add_argument(
+        "--match",
+        choices=cmp.MATCHES,
+        default=None,
+        help="how prompts are paired (default: id if every record has one, else prompt, else "
+        "position)",
+    )
+    add_metric_flag(p, "the metric to rank by (one)", required=True)
+    g = p.add_argument_group("the test")
+    g.add_argument(
+        "--test",
+        choices=cmp.TESTS,
+        default=cmp.DEFAULT_TEST,
+        help="each pair's p-value: paired permutation (sign flips of per-prompt differences) or "
+        "the paired bootstrap",
+    )
+    add_resampling_flags(
+        g,
+        resamples_help="resamples and swaps, shared by all pairs (default: 1,000, more with many "
+        "systems: twice the fewest whose smallest p-value passes Holm's first threshold)",
+        seed_help="seed of every resample",
+        resamples=None,  # None: lb.default_resamples, which grows with the pairs
+        confidence=cmp.DEFAULT_CONFIDENCE,
+        seed=cmp.DEFAULT_SEED,
+    )
+    g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
+    g.add_argument(
+        "--intervals",
+        choices=lb.INTERVALS,
+        default=lb.DEFAULT_INTERVALS,
+        help="each system's interval: simultaneous (all hold together: a sup-t band) or "
+        "per-system (each alone)",
+    )
+    add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
+    add_model_options(p)
+    add_json_flag(p)
+    return p
+
+
+def run(args) -> int:
+    if args.by:
+        if len(args.inputs) != 1:
+            raise InputError("--by splits one file into systems: give one INPUT")
+    elif len(args.inputs) < 2:
+        raise InputError("a leaderboard needs two or more INPUT files (or one file with --by)")
+    if len(args.metrics) != 1:
+        raise InputError(
+            f"a leaderboard ranks on one metric, got {len(args.metrics)}: "
+            f"{', '.join(args.metrics)}; run it once per metric"
+        )
+    systems, match = read_systems(args)
+    board = lb.leaderboard(
+        systems,
+        args.metrics[0],
+        test=args.test,
+        **resampling_arguments(args),
+        alpha=args.alpha,
+        intervals=args.intervals,
+        match=match,
+        **metric_options(args),
+    )
+    if args.json:
+        out = {"inputs": list(args.inputs), **board.to_dict()}
+        if args.by:
+            out["by"] = args.by
+        print_json(out)
+    else:
+        print(table(board))
+    return 0
+
+
+def table(board: lb.Leaderboard) -> str:
+    from ..report.tables import render_table
+
+    s = board.settings
+    conf = f"{s['confidence']:.0%}"
+    which = "simultaneous" if s["intervals"].startswith("simultaneous") else "per-system"
+    body = [
+        [
+            x.rank,
+            x.system,
+            f"{x.value:.4f}",
+            f"[{x.interval[0]:.4f}, {x.interval[1]:.4f}]",
+            f"{x.rank_range[0]}-{x.rank_range[1]}",
+            x.letters,
+        ]
+        for x in board.standings
+    ]
+    arrow = "higher" if board.direction == "higher" else "lower"
+    title = (
+        f"{board.metric} ({arrow} = more diverse), {len(board.standings)} systems on "
+        f"{s['n_prompts']} prompts, k = {s['k']}"
+    )
+    cols = ["rank", "system", board.metric, f"{conf} interval ({which})", "ranks", "group"]
+    separated = sum(p.separated for p in board.pairs)
+    return "\n".join(
+        [
+            render_table(title, cols, body),
+            f"group: systems that share a letter are not significantly different (alpha "
+            f"{s['alpha']:g}, {s['adjustment']}: {separated} of {len(board.pairs)} separated); "
+            "ranks: every rank the system can take given the pairs not separated.",
+            f"intervals: {s['intervals']}; test: {s['test']}, {s['resamples']} resamples, seed "
+            f"{s['seed']}, prompts matched by {s['match']}.",
+            board.signature,
+        ]
+    )
