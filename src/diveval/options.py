@@ -167,9 +167,18 @@ _MODEL_ROWS = (
         "similarity",
         "pairwise similarity of the spectral-* metrics and of similarity-hill: nli-entailment, "
         "nli-contradiction (1 - P(contradiction)), cosine (sentence embeddings, negatives clipped "
-        "to 0), jaccard (word sets), ngram (cosine of 1-2-gram counts); `score --across` also "
+        "to 0), jaccard (word sets), ngram (cosine of 1-2-gram counts), answers (P(same meaning) "
+        "of diveval's shipped answer-equivalence model); `score --across` also "
         "takes exact (1 for the same text, else 0)",
-        choices=("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "exact"),
+        choices=(
+            "nli-entailment",
+            "nli-contradiction",
+            "cosine",
+            "jaccard",
+            "ngram",
+            "answers",
+            "exact",
+        ),
         metric_defaults=(
             ("spectral-*", "nli-entailment"),
             ("similarity-hill", "cosine"),

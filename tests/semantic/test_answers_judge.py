@@ -125,3 +125,26 @@ def test_agreement_with_noveltybench_on_withheld_prompts():
     answers = mean_ari(partition(sets, "answers", identical="one").labels)
     unigram = mean_ari(partition(sets, "unigram", identical="one").labels)
     assert answers > unigram + 0.05, (answers, unigram)
+
+
+def test_the_answers_similarity_is_the_model_s_probability(model):
+    from diveval.semantic.pair_similarity import set_similarities
+
+    sets = [LONG[:3], [LONG[3], LONG[3].upper(), "No."]]
+    _, matrices, params = set_similarities(sets, "answers", "spectral-eigv")
+    assert params["sim"] == "answers-p" and params["fp"] == model.fingerprint
+    for s, w in zip(sets, matrices):
+        np.testing.assert_array_equal(w, w.T)
+        np.testing.assert_array_equal(np.diag(w), 1.0)
+        emb = model.embed(s)
+        expected = model.probabilities(np.array([emb[0] @ emb[1]]), [(s[0], s[1])])[0]
+        assert w[0, 1] == pytest.approx(expected, abs=1e-6)  # float32 embeddings
+
+
+def test_semantic_entropy_takes_the_answers_judge():
+    import diveval
+
+    scores = diveval.score([LONG[:2] + LONG[3:]], metrics=["semantic-entropy"], judge="answers")
+    (score,) = scores
+    assert "answers:" in score.signature
+    assert score.value == pytest.approx(-(2 / 3) * np.log(2 / 3) - (1 / 3) * np.log(1 / 3))

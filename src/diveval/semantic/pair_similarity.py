@@ -15,7 +15,10 @@ Every W is symmetric, has W_ii = 1 and entries in [0, 1]. ``similarity=``:
 - ``"jaccard"``: |A n B| / |A u B| of the sets of lower-cased whitespace words (their ``jaccard``;
   two texts without words: 0);
 - ``"ngram"``: the cosine of the texts' 1-2-gram count vectors (whitespace tokens, case kept), the
-  kernel of ``vendi-ngram``; non-negative by construction.
+  kernel of ``vendi-ngram``; non-negative by construction;
+- ``"answers"``: P(same meaning) of the pair from diveval's shipped answer-equivalence model
+  (``models.answers_judge``, the ``answers`` judge's model without its threshold), symmetric by
+  construction (its features are).
 
 The NLI similarities take a temperature T: the probabilities become softmax(logits / T), computed
 from the model's probabilities as p^(1/T) normalised (the same numbers). T = 1 (the default) is
@@ -45,13 +48,13 @@ from ..models.devices import (
     split_settings,
 )
 from ..models.embedders import embedder_for
-from ..models.resolve import nli_for
+from ..models.resolve import answers_model_for, nli_for
 from ..results import SETS
 from ..text.prepared import prepare
 from .identical import ONE, check_identical, set_identical_to_one
 from .vendi import ngram_features
 
-SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram")
+SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "answers")
 
 
 def check_similarity(similarity: str, metric: str) -> str:
@@ -156,6 +159,23 @@ def ngram_matrices(items: list[list[str]], n_max: int = 2) -> list[np.ndarray]:
     return out
 
 
+def answers_matrices(model: Any, items: list[list[str]]) -> list[np.ndarray]:
+    """W_ij = the answers model's P(same) of texts i and j of each set (W_ii = 1); each distinct
+    text embedded once."""
+    texts = list(dict.fromkeys(t for s in items for t in s))
+    rows = dict(zip(texts, model.embed(texts)))
+    out = []
+    for s in items:
+        w = np.ones((len(s), len(s)))
+        i, j = np.triu_indices(len(s), k=1)
+        if len(i):
+            emb = np.stack([rows[t] for t in s])
+            cosines = np.einsum("kd,kd->k", emb[i], emb[j])
+            w[i, j] = w[j, i] = model.probabilities(cosines, [(s[a], s[b]) for a, b in zip(i, j)])
+        out.append(w)
+    return out
+
+
 def _groups(sizes: np.ndarray) -> dict[int, np.ndarray]:
     return {int(m): np.flatnonzero(sizes == m) for m in np.unique(sizes)}
 
@@ -246,6 +266,9 @@ def _set_similarities(
     if similarity == "ngram":
         return ngram_matrices(items), {"sim": "ngram-cosine", "n": "1-2", "tok": "whitespace"}
 
+    if similarity == "answers":
+        model = answers_model_for(settings)
+        return answers_matrices(model, items), {"sim": "answers-p", **model_signature(model)}
     texts = [t for s in items for t in s]
     if similarity == "cosine":
         emb = embedder_for(embedding_model, settings)
