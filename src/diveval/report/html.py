@@ -124,7 +124,8 @@ def _across_part(r: Report) -> str:
             "number of distinct systems (1: they all say the same things)</caption><thead><tr>"
             '<th scope="col">measure</th><th scope="col">value</th><th scope="col">interval</th>'
             f"</tr></thead><tbody>{rows}</tbody></table>"
-            f'<p class="muted">{escape(str(x.get("signature", "")))}</p>'
+            + (f"<p>{escape(str(x['reading']))}</p>" if x.get("reading") else "")
+            + f'<p class="muted">{escape(str(x.get("signature", "")))}</p>'
         )
         parts.append(_figure(chart, table))
     if not parts:
