@@ -412,6 +412,8 @@ def test_report_shows_the_comparison(tmp_path, capsys):
     assert 'id="compare"' in html and "Paired comparisons" in html
     assert "copy against base (baseline) on 40 shared prompts" in html
     assert '<tr class="significant">' in html and "<strong>base</strong>" in html
+    # the report shows the table's interval, and says which it is
+    assert "simultaneous interval" in html and "simultaneous (Bonferroni)" in html
 
 
 def test_at_k_compares_systems_sampled_with_different_k():

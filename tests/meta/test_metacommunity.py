@@ -170,6 +170,7 @@ def test_the_report_draws_the_across_decomposition(tmp_path, capsys):
     assert "How alike are the systems" in html and "effective number of distinct systems" in html
     assert html.count("<rect") >= 9  # the 3 x 3 heatmap
     assert 'id="across-0-t"' in html
+    assert "How to read these (--similarity exact)" in html  # the note travels to the report
 
 
 def test_the_terminal_table_stays_readable_at_many_systems():
