@@ -14,7 +14,9 @@ bootstrap's p-value.
 
 A test at alpha = 0.05 should reject about 5 % of A/A runs; with R runs the 2-sigma band is
 0.05 +- 2 sqrt(0.05 * 0.95 / R) (500 runs: 0.031-0.069). Printed per metric and per family (the
-family's rate is the mean of its metrics' rates), with the family-wise rate under Holm.
+family's rate is the mean of its metrics' rates), with the family-wise rate under Holm, and the
+share of runs where an interval excludes 0: an unadjusted 95 % one, a shown (simultaneous) one,
+and one extended to 0 because the bootstrap and the permutation test disagreed.
 
 Power: the same draws with a planted difference in system B on a share of the prompts: one
 response of the set replaced by a copy of the other (sets), or the response replaced by a copy
