@@ -14,7 +14,9 @@ bootstrap's p-value.
 
 A test at alpha = 0.05 should reject about 5 % of A/A runs; with R runs the 2-sigma band is
 0.05 +- 2 sqrt(0.05 * 0.95 / R) (500 runs: 0.031-0.069). Printed per metric and per family (the
-family's rate is the mean of its metrics' rates), with the family-wise rate under Holm.
+family's rate is the mean of its metrics' rates), with the family-wise rate under Holm, and the
+share of runs where an interval excludes 0: an unadjusted 95 % one, a shown (simultaneous) one,
+and one extended to 0 because the bootstrap and the permutation test disagreed.
 
 Power: the same draws with a planted difference in system B on a share of the prompts: one
 response of the set replaced by a copy of the other (sets), or the response replaced by a copy
@@ -123,6 +125,10 @@ def calibrate(rows, runs: int, prompts: int, setting: str, metrics: list[str], t
 
     reject = {m: 0 for m in metrics}
     any_holm = 0
+    # the intervals beside the decisions: runs where an unadjusted 95 % interval excludes 0
+    # (what read as a contradiction beside Holm), where a shown (simultaneous) one does, and
+    # where one was extended to 0 (the bootstrap and the permutation test disagreeing)
+    intervals = {"unadjusted": 0, "shown": 0, "extended": 0}
     for r in range(runs):
         rng = np.random.default_rng([7, r])
         a, b = draw(rows, prompts, rng, setting)
@@ -130,7 +136,15 @@ def calibrate(rows, runs: int, prompts: int, setting: str, metrics: list[str], t
         for row in res.rows:
             reject[row.metric] += row.p_value < 0.05
         any_holm += any(row.significant for row in res.rows)
-    return {m: c / runs for m, c in reject.items()}, any_holm / runs
+        intervals["unadjusted"] += any(_excludes_0(row.interval_unadjusted) for row in res.rows)
+        intervals["shown"] += any(_excludes_0(row.interval) for row in res.rows)
+        intervals["extended"] += any(row.interval_extended for row in res.rows)
+    shares = {k: v / runs for k, v in intervals.items()}
+    return {m: c / runs for m, c in reject.items()}, any_holm / runs, shares
+
+
+def _excludes_0(interval) -> bool:
+    return interval is not None and (interval[0] > 0 or interval[1] < 0)
 
 
 def power(rows, runs, prompts, setting, metrics, plant):
@@ -393,13 +407,17 @@ def main() -> None:
         title, setting, test = families[name]
         metrics = SETS_METRICS if setting == "sets" else CORPUS_METRICS
         start = time.perf_counter()
-        rates, fwer = calibrate(rows, args.runs, args.prompts, setting, metrics, test)
+        rates, fwer, iv = calibrate(rows, args.runs, args.prompts, setting, metrics, test)
         family = float(np.mean(list(rates.values())))
         print(
             f"\n{title}: false-positive rate {family:.3f} (mean of its metrics); any Holm-adjusted "
             f"rejection in a run (family-wise) {fwer:.3f}  [{time.perf_counter() - start:.0f} s]"
         )
         print_rates(rates, low, high)
+        print(
+            f"  runs with an interval excluding 0: unadjusted 95 % {iv['unadjusted']:.3f}, shown "
+            f"(simultaneous) {iv['shown']:.3f}; with one extended to 0: {iv['extended']:.3f}"
+        )
     if args.references:
         report_references(rows, args)
     plants = [] if args.skip_power else [float(x) for x in args.plants.split(",")]

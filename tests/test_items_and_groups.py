@@ -78,3 +78,28 @@ def test_bad_group_and_output_arguments(capsys, tmp_path, systems):
     assert code == 2 and "add --by COLUMN" in err
     code, _, err = run(capsys, "score", path, "-m", "distinct-1", "--items", tmp_path / "x.xlsx")
     assert code == 2 and "per-item output must end in .jsonl, .ndjson, .json, .csv or .tsv" in err
+
+
+def test_by_prints_one_warning_per_kind_naming_its_groups(capsys, tmp_path):
+    # a set of two short responses gzips to more bytes than it has: compression-ratio warns for
+    # it; systems s0..s2 have 1, 2 and 3 such sets, s3 none (long, repetitive answers)
+    long = ["the cat sat on the mat " * 20, "the dog sat on the mat " * 20]
+    rows = []
+    for s in range(4):
+        for i in range(4):
+            responses = ["hi", "yo"] if i < s + 1 and s < 3 else long
+            rows.append({"id": i, "system": f"s{s}", "responses": responses})
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, _, err = run(capsys, "score", path, "-m", "compression-ratio", "--by", "system")
+    assert code == 0
+    lines = [line for line in err.splitlines() if "warning" in line]
+    assert len(lines) == 1, err
+    assert "compression-ratio (system: s0, s1, s2; 3 of 4)" in lines[0]
+    assert "1 to 3 of 4 sets have a ratio below 1" in lines[0]
+    # without --by the same warning reads as before, without a group
+    code, _, err = run(capsys, "score", path, "-m", "compression-ratio")
+    lines = [line for line in err.splitlines() if "warning" in line]
+    assert len(lines) == 1 and lines[0].startswith(
+        "diveval: warning: compression-ratio: 6 of 16 sets have a ratio below 1"
+    )

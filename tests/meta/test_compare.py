@@ -412,6 +412,8 @@ def test_report_shows_the_comparison(tmp_path, capsys):
     assert 'id="compare"' in html and "Paired comparisons" in html
     assert "copy against base (baseline) on 40 shared prompts" in html
     assert '<tr class="significant">' in html and "<strong>base</strong>" in html
+    # the report shows the table's interval, and says which it is
+    assert "simultaneous interval" in html and "simultaneous (Bonferroni)" in html
 
 
 def test_at_k_compares_systems_sampled_with_different_k():
@@ -678,3 +680,89 @@ def test_files_with_one_name_are_named_by_the_folders_that_tell_them_apart():
     assert _names(saved) == ["openai/gpt-4o", "meta/llama"]
     assert _names(["x/s.jsonl", "y/s.jsonl"]) == ["x", "y"]
     assert _names(["s.jsonl", "s.jsonl"]) == ["s.jsonl", "s.jsonl"]  # nothing tells them apart
+
+
+# -- the intervals shown beside Holm's decisions -------------------------------------------------
+
+
+def _decided(rows):
+    return [r for r in rows if r.comparable]
+
+
+def test_a_shown_interval_never_excludes_0_beside_no_decision():
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    @settings(max_examples=40, deadline=None)
+    @given(
+        hs.integers(0, 2**32 - 1),
+        hs.integers(12, 40),
+        hs.sampled_from([1, 2]),
+        hs.floats(0.0, 0.5),
+        hs.sampled_from(["permutation", "bootstrap"]),
+    )
+    def check(seed, n, k, planted, test):
+        rng = np.random.default_rng(seed)
+        a = _sets(rng, n, max(k, 2), vocab=60, length=4)
+        # b: a share of the prompts with one response copied (less diverse), the rest fresh
+        b = _sets(rng, n, max(k, 2), vocab=60, length=4)
+        for key in list(b)[: int(planted * n)]:
+            b[key][1] = b[key][0]
+        if k == 1:
+            a = {key: v[0] for key, v in a.items()}
+            b = {key: v[0] for key, v in b.items()}
+        c = {key: list(v) if k > 1 else v for key, v in b.items()}
+        res = compare({"a": a, "b": b, "c": c}, ["distinct-1", "distinct-2"], test=test,
+                      n_resamples=200, seed=seed % 1000)  # fmt: skip
+        for r in _decided(res.rows):
+            low, high = r.interval
+            if not r.significant:
+                assert low <= 0 <= high, (r.metric, r.interval, r.p_adjusted)
+            # the simultaneous interval holds the per-test one (a higher level, the same draws)
+            ul, uh = r.interval_unadjusted
+            assert low <= ul + 1e-12 and uh - 1e-12 <= high
+
+    check()
+
+
+def test_the_table_says_which_interval_it_shows_and_json_keeps_the_unadjusted_one(capsys, tmp_path):
+    # four metrics, p between alpha/m and alpha: the 95 % interval excludes 0 where Holm decides
+    # nothing (the case that read as a contradiction)
+    found = None
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        a = _sets(rng, 30, 3, vocab=40, length=4)
+        b = _sets(rng, 30, 3, vocab=40, length=4)
+        for key in list(b)[:6]:
+            b[key][1] = b[key][0]
+        res = compare({"a": a, "b": b}, ["distinct-1", "distinct-2", "avg-distinct", "ead"])
+        rows = [r for r in res.rows if not r.significant]
+        if any(r.interval_unadjusted[0] > 0 or r.interval_unadjusted[1] < 0 for r in rows):
+            found = a, b
+            break
+    assert found, "no case where the unadjusted interval excludes 0 beside no decision"
+    a, b = found
+    res = compare({"a": a, "b": b}, ["distinct-1", "distinct-2", "avg-distinct", "ead"])
+    for r in res.rows:
+        if not r.significant:
+            assert r.interval[0] <= 0 <= r.interval[1]
+    assert res.settings["interval_shown"].startswith("simultaneous (Bonferroni)")
+    assert "0.9875" in res.settings["interval_shown"]
+    row = res.rows[0].to_dict()
+    assert "interval_unadjusted" in row and "interval" in row
+    assert "shown:bonferroni" in res.rows[0].signature
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps({"id": k, "responses": v}) + "\n" for k, v in a.items())
+    )
+    (tmp_path / "b.jsonl").write_text(
+        "".join(json.dumps({"id": k, "responses": v}) + "\n" for k, v in b.items())
+    )
+    argv = ["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "-m", "distinct-1",
+            "-m", "distinct-2", "-m", "avg-distinct", "-m", "ead"]  # fmt: skip
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "98.75% simultaneous interval" in table
+    assert "Intervals: simultaneous (Bonferroni, each at 1 - alpha/m = 0.9875" in table
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert all(len(r["interval_unadjusted"]) == 2 for r in rows)

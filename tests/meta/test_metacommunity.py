@@ -170,3 +170,46 @@ def test_the_report_draws_the_across_decomposition(tmp_path, capsys):
     assert "How alike are the systems" in html and "effective number of distinct systems" in html
     assert html.count("<rect") >= 9  # the 3 x 3 heatmap
     assert 'id="across-0-t"' in html
+    assert "How to read these (--similarity exact)" in html  # the note travels to the report
+
+
+def test_the_terminal_table_stays_readable_at_many_systems():
+    from diveval.report.tables import across_table
+
+    systems = [f"model-{i:02d}" for i in range(24)]
+    groups = {}
+    for p in range(4):
+        answers = {s: [f"{s} says {i} to {p}" for i in range(5)] for s in systems}
+        answers["model-07"] = list(answers["model-03"])  # one pair says the same things
+        groups[f"p{p}"] = answers
+    out = across_systems(groups, "exact", n_resamples=50)
+    text = across_table(out, "systems.jsonl: --by system --across")
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 120  # a 25-column matrix took the 160 there are
+    first = next(line for line in lines if " ~ " in line)
+    assert "model-03 ~ model-07" in first and "0.2000" in first  # 5 of 25 pairs the same text
+    assert sum(" ~ " in line for line in lines) == 10
+    assert "--json similarity_matrix" in text
+    assert "How to read these (--similarity exact)" in text
+    full = out.to_dict()
+    assert len(full["similarity_matrix"]) == 24 and full["similarity"] == "exact"
+    assert full["most_alike"][0] == {"systems": ["model-03", "model-07"], "similarity": 0.2}
+    # a few systems: the whole matrix, as before
+    few = across_systems({p: {s: a[s] for s in systems[:3]} for p, a in groups.items()}, "exact")
+    assert "mean similarity, same prompt" in across_table(few, "t")
+
+
+def test_the_note_says_what_the_similarity_makes_of_the_numbers():
+    # every answer "a b c x_i": any two share 3 of 5 words, Jaccard 0.6; k = 5 answers that all
+    # differ then count as 5 / (1 + 4 x 0.6) = 1.47 effective answers, which alpha is
+    k = 5
+    groups = {
+        f"p{p}": {s: [f"a b c x{p}{s}{i}" for i in range(k)] for s in ("s1", "s2", "s3")}
+        for p in range(3)
+    }
+    out = across_systems(groups, "jaccard", n_resamples=50)
+    ceiling = k / (1 + (k - 1) * 0.6)
+    assert out.values["alpha"] == pytest.approx(ceiling)
+    note = out.reading()
+    assert "(--similarity jaccard)" in note and "0.60 alike" in note
+    assert f"= {ceiling:.2f} effective answers" in note and f"alpha ({ceiling:.2f})" in note

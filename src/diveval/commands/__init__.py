@@ -1,6 +1,7 @@
 """One module per `diveval` subcommand: ``add_parser(subparsers)`` and ``run(args) -> int``."""
 
 import argparse
+import re
 from typing import Any
 
 from ..io import json_out
@@ -92,18 +93,57 @@ def print_json(obj: Any) -> None:
     print(json_out.dumps(obj, indent=2, ensure_ascii=False))
 
 
-def print_warnings(results: dict) -> None:
-    """Every Score's ``details["warnings"]``, once each, on stderr."""
+def print_warnings(results: dict, by: str | None = None) -> None:
+    """Every Score's ``details["warnings"]`` on stderr, one line per kind: ``results`` is
+    ``{group: {metric: Score}}`` (one group, None, without ``--by``); ``by`` names the field the
+    groups are values of, so a line says which groups it concerns."""
     import sys
 
-    # one line per text: a warning about the input (its script, its language) names every
-    # metric it concerns instead of repeating itself once per metric
-    said: dict[str, list[str]] = {}
-    for scores in results.values():
+    for line in warning_lines(results, by):
+        print(f"diveval: warning: {line}", file=sys.stderr)
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def warning_lines(results: dict, by: str | None = None) -> list[str]:
+    """The lines of :func:`print_warnings`. A warning of one kind (the same text but for its
+    numbers) in several groups is one line naming the groups, its numbers given as their range
+    over them ("1 to 3 of 100 sets"): per group, 24 systems printed 16 near-identical lines that
+    did not say which system each was about. A warning about the input (its script, its
+    language) names every metric it concerns instead of repeating itself once per metric."""
+    # per metric and kind: the groups that have it and each one's text
+    kinds: dict[tuple[str, str], dict[Any, str]] = {}
+    for group, scores in results.items():
         for name, s in scores.items():
             for w in s.details.get("warnings", ()):
-                names = said.setdefault(w, [])
-                if name not in names:
-                    names.append(name)
-    for w, names in said.items():
-        print(f"diveval: warning: {', '.join(names)}: {w}", file=sys.stderr)
+                kinds.setdefault((name, _NUMBER.sub("#", w)), {}).setdefault(group, w)
+    said: dict[tuple[str, tuple], list[str]] = {}
+    for (name, _), texts in kinds.items():
+        key = (_merged(list(texts.values())), tuple(texts))
+        names = said.setdefault(key, [])
+        if name not in names:
+            names.append(name)
+    lines = []
+    for (text, groups), names in said.items():
+        where = ""
+        if by is not None and any(g is not None for g in groups):
+            shown = ", ".join(str(g) for g in groups)
+            where = f" ({by}: {shown}; {len(groups)} of {len(results)})"
+        lines.append(f"{', '.join(names)}{where}: {text}")
+    return lines
+
+
+def _merged(texts: list[str]) -> str:
+    """Texts of one kind as one: each number that differs between them as its range."""
+    if len(set(texts)) == 1:
+        return texts[0]
+    numbers = [_NUMBER.findall(t) for t in texts]
+    out, at = [], 0
+    for i, m in enumerate(_NUMBER.finditer(texts[0])):
+        out.append(texts[0][at : m.start()])
+        column = [ns[i] for ns in numbers]
+        low, high = min(column, key=float), max(column, key=float)
+        out.append(low if float(low) == float(high) else f"{low} to {high}")
+        at = m.end()
+    return "".join(out) + texts[0][at:]

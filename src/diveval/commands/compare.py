@@ -268,7 +268,8 @@ def table(result: cmp.Comparison) -> str:
     from ..report.tables import render_table
 
     s = result.settings
-    conf = f"{s['confidence']:.0%}"
+    m_tests = s["adjustment"].split(" over ")[-1]
+    level = 1 - s["alpha"] / max(1, int(m_tests.split()[0]))
     blocks = []
     for cand in result.candidates:
         rows = [r for r in result.rows if r.candidate == cand]
@@ -277,7 +278,10 @@ def table(result: cmp.Comparison) -> str:
         body = []
         for r in rows:
             iv = (
-                f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]" if r.interval else "-"
+                f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]"
+                + (" ^" if r.interval_extended else "")
+                if r.interval
+                else "-"
             )
             body.append(
                 [
@@ -299,7 +303,7 @@ def table(result: cmp.Comparison) -> str:
                     "baseline",
                     "candidate",
                     "difference",
-                    f"{conf} interval",
+                    f"{level:.2%} simultaneous interval",
                     "p",
                     "p (Holm)",
                     "more diverse",
@@ -309,11 +313,21 @@ def table(result: cmp.Comparison) -> str:
         )
         blocks += [f"  {r.metric}: {r.note}" for r in rows if r.note]
     blocks.append(
-        f"* significant at alpha {s['alpha']:g} after Holm's adjustment over "
-        f"{s['adjustment'].split(' over ')[-1]}; test: {s['test']}, {s['resamples']} resamples, "
-        f"seed {s['seed']}, levels {s['levels']}, prompts matched by {s['match']}.\n"
-        "'more diverse' names a system only where the test is significant."
+        f"* significant at alpha {s['alpha']:g} after Holm's adjustment over {m_tests}; test: "
+        f"{s['test']}, {s['resamples']} resamples, seed {s['seed']}, levels {s['levels']}, "
+        f"prompts matched by {s['match']}.\n"
+        "'more diverse' names a system only where the test is significant.\n"
+        f"Intervals: simultaneous (Bonferroni, each at 1 - alpha/m = {level:.4g}: all {m_tests} "
+        f"hold together with {1 - s['alpha']:.0%}), so that no interval excludes 0 where the "
+        "adjusted test makes no decision; a row Holm finds significant may still reach 0 (Holm's "
+        "later steps test at more than alpha/m). The unadjusted "
+        f"{s['confidence']:.0%} interval of each test is in --json as interval_unadjusted."
     )
+    if any(r.interval_extended for r in result.rows):
+        blocks.append(
+            "^ extended to 0: the bootstrap's interval excluded 0 where the permutation test, "
+            "adjusted, makes no decision (two procedures that disagree at the margin)."
+        )
     sigs = {r.metric: r.signature for r in result.rows}
     blocks += [f"{m}: {sig}" for m, sig in sigs.items()]
     return "\n".join(blocks)

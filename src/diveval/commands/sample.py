@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..io import json_out
+from ..options import RESPONSES_PER_PROMPT
 from . import add_json_flag, add_valued_flags, same_names
 from .options import add_option_flags, add_sampling_flags
 
@@ -52,7 +53,8 @@ def add_parser(sub):
         help="openai:NAME, openai-compatible:URL[:NAME], hf:NAME_OR_PATH or smollm2 "
         "(SmolLM2-135M-Instruct, offline)",
     )
-    p.add_argument("--k", type=int, default=10, help="responses per prompt (NoveltyBench: 10)")
+    k = RESPONSES_PER_PROMPT
+    p.add_argument(*k.flags, type=k.type, default=k.default, metavar=k.metavar, help=k.help)
     p.add_argument("--out", "-o", required=True, help="output JSON lines, appended per prompt")
     p.add_argument(
         "--protocol",

@@ -332,7 +332,7 @@ def print_skipped(results: dict, data, groups: dict) -> None:
 
 
 def _write_outputs(args, data, groups: dict, results: dict) -> None:
-    print_warnings(results)
+    print_warnings(results, args.by)
     print_skipped(results, data, groups)
     from ..report.item_rows import item_rows, summary_rows, write_rows
     from ..report.tables import groups_table, scores_table, scores_to_json

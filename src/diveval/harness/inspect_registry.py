@@ -31,6 +31,7 @@ from inspect_ai.solver import generate as generate_solver
 from inspect_ai.util import registry_info
 
 from ..errors import InputError, did_you_mean
+from ..options import RESPONSES_PER_PROMPT
 from . import score_sets, set_metrics
 
 __all__ = ["PREFIX", "SCORERS", "diversity", "k_samples", "responses_of"]
@@ -91,7 +92,7 @@ def diversity(metric: str, **options: Any) -> Scorer:
     return SCORERS[metric](**options)
 
 
-def _k_samples(k: int = 5, method: str = "fork") -> Solver:
+def _k_samples(k: int = RESPONSES_PER_PROMPT.default, method: str = "fork") -> Solver:
     """Generate k responses for each sample into ``state.output.choices``.
 
     method ``fork``: k ``generate()`` solvers on forked copies of the state (works with every

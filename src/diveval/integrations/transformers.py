@@ -25,6 +25,7 @@ from transformers import TrainerCallback
 
 from ..api import score
 from ..errors import InputError
+from ..options import RESPONSES_PER_PROMPT
 
 
 class DiversityCallback(TrainerCallback):
@@ -38,7 +39,7 @@ class DiversityCallback(TrainerCallback):
         trainer: Any,
         prompts: Iterable[str],
         *,
-        k: int = 4,
+        k: int = RESPONSES_PER_PROMPT.default,
         every: int = 100,
         metrics: Iterable[str] = ("distinct-2",),
         tokenizer: Any = None,

@@ -89,6 +89,7 @@ LEVELS = (1, 2)
 DEFAULT_LEVELS = 1
 INNER_DRAWS = 20  # two levels: within-prompt resamples of each system's sets, scored once each
 ADJUSTMENT = "holm"
+SIMULTANEOUS = "bonferroni"  # the intervals shown beside Holm's decisions (see _simultaneous)
 MATCHES = ("id", "prompt", "position")
 
 
@@ -414,6 +415,8 @@ _ROW_KEYS = (
     "direction",
     "gain",
     "interval",
+    "interval_unadjusted",
+    "interval_extended",
     "p_value",
     "p_adjusted",
     "significant",
@@ -437,7 +440,11 @@ class Row:
     baseline_value: float | None = None
     candidate_value: float | None = None
     difference: float | None = None  # candidate - baseline
+    # the interval shown: simultaneous over the run's tests (see :func:`_simultaneous`), so it
+    # never excludes 0 beside "no decision"; the per-test interval, not adjusted, beside it
     interval: tuple[float, float] | None = None
+    interval_unadjusted: tuple[float, float] | None = None
+    interval_extended: bool = False  # the simultaneous interval was extended to reach 0
     p_value: float | None = None
     p_adjusted: float | None = None
     significant: bool = False
@@ -464,7 +471,8 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in _ROW_KEYS}
-        out["interval"] = list(self.interval) if self.interval else None
+        for key in ("interval", "interval_unadjusted"):
+            out[key] = list(getattr(self, key)) if getattr(self, key) else None
         return {**out, **({"note": self.note} if self.note else {})}
 
 
@@ -648,7 +656,7 @@ def compare(
     run.score_all(ordered)
     choices = (
         f"compare:{run.test}|ci:percentile|B:{n_resamples}|seed:{seed}|alpha:{alpha:g}|"
-        f"conf:{confidence:g}|adjust:{ADJUSTMENT}|levels:{levels}"
+        f"conf:{confidence:g}|adjust:{ADJUSTMENT}|shown:{SIMULTANEOUS}|levels:{levels}"
         + (f"|inner:{INNER_DRAWS}" if levels == 2 else "")
         + f"|match:{match}"
     )
@@ -658,12 +666,15 @@ def compare(
         for draft in run.pair_rows(pair_no, cand, bi, ci, rows_metrics, choices, confidence)
     ]
     m_tests = _adjust(drafts, alpha, n_resamples, run.test)
+    level, thin = _simultaneous(drafts, alpha, m_tests)
     refit = {d.pop("resamples") for d in drafts if "resamples" in d}
     settings = {
         "setting": setting,
         "metrics": names_asked,
         "test": run.test,
         "interval": "percentile bootstrap",
+        "interval_shown": f"simultaneous (Bonferroni): each at 1 - alpha/m = {level:.6g}",
+        "interval_unadjusted": f"per test at confidence {confidence:g}, not adjusted",
         "resamples": n_resamples,
         "seed": seed,
         "alpha": alpha,
@@ -679,7 +690,7 @@ def compare(
         f"{c}: {len(ids)} prompt(s) {side} left out: {_shown(ids)}"
         for c, sides in unmatched.items()
         for side, ids in sides.items()
-    )
+    ) + tuple(thin)
     return Comparison(
         tuple(Row(**d) for d in drafts),
         base.name,
@@ -733,6 +744,46 @@ def _adjust(drafts: list[dict[str, Any]], alpha: float, n_resamples: int, test: 
         d["p_adjusted"] = float(q)
         d["significant"] = bool(q <= alpha)
     return m_tests
+
+
+def _simultaneous(
+    drafts: list[dict[str, Any]], alpha: float, m_tests: int
+) -> tuple[float, list[str]]:
+    """The intervals shown (in place), from each tested row's resampled differences: Bonferroni's
+    simultaneous intervals, each at level 1 - alpha/m over the m tests, which all hold together
+    with probability at least 1 - alpha, as Holm's decisions keep the family-wise error at alpha.
+
+    A (1 - alpha) interval of one difference is not adjusted for the other tests: beside Holm's
+    decisions it can exclude 0 where the adjusted test finds nothing, which reads as a
+    contradiction. Holm rejects whatever Bonferroni rejects (its adjusted p is at most m p), so a
+    row without a decision has p > alpha/m, and a 1 - alpha/m interval from the same test would
+    hold 0. The interval is the bootstrap's and the p-value the permutation test's, two
+    procedures that can disagree at the margin: where the simultaneous interval of a row without
+    a decision still excludes 0, it is extended to reach 0 and marked (``interval_extended``),
+    so the table never shows an interval that decides where the test does not. Returns (the
+    level, warnings: tails of fewer than 2 resamples)."""
+    tested = [d for d in drafts if "deltas" in d]
+    level = 1 - alpha / max(m_tests, 1)
+    thin: list[str] = []
+    for d in tested:
+        deltas = d.pop("deltas")
+        low, high = percentile_interval(deltas, level)
+        if not d["significant"] and (low > 0 or high < 0):
+            low, high = min(low, 0.0), max(high, 0.0)
+            d["interval_extended"] = True
+        d["interval"] = (low, high)
+        tail = len(deltas) * (1 - level) / 2
+        flag = "--refit-resamples" if "resamples" in d else "--resamples"
+        # the per-test interval needs 5 resamples in each tail (_check_choices); the
+        # simultaneous one, at a level that grows with the tests, is only warned about, under 2:
+        # refusing would refuse the defaults (6 metrics, 1,000 resamples: 4.2 in each tail)
+        if tail < 2 and flag not in " ".join(thin):
+            thin.append(
+                f"the simultaneous intervals (each at {level:.6g}, over {m_tests} tests) keep "
+                f"{tail:.3g} resamples in each tail: their bounds are the most extreme resamples "
+                f"and too narrow; {flag} {math.ceil(10 / (1 - level))} steadies them"
+            )
+    return level, thin
 
 
 @dataclass
@@ -818,7 +869,8 @@ class _Run:
                     "baseline_value": values[0],
                     "candidate_value": values[1],
                     "difference": observed,
-                    "interval": percentile_interval(deltas, confidence),
+                    "interval_unadjusted": percentile_interval(deltas, confidence),
+                    "deltas": deltas,  # the simultaneous interval needs the number of tests
                     "p_value": p,
                     "test": self.test,
                 }

@@ -114,6 +114,56 @@ class AcrossSystems:
     signature: str
     skipped: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    similarity: str = DEFAULT_SIMILARITY
+    responses_per_system: float = 0.0  # mean over prompts and systems: the k of :meth:`reading`
+
+    def most_alike(self, n: int | None = None) -> list[tuple[str, str, float]]:
+        """The pairs of different systems, most alike first: (a, b, mean similarity of a's
+        answers to b's, same prompt); the first ``n`` (all by default)."""
+        m = self.similarity_matrix
+        pairs = [
+            (self.systems[a], self.systems[b], float(m[a, b]))
+            for a in range(len(self.systems))
+            for b in range(a + 1, len(self.systems))
+        ]
+        pairs.sort(key=lambda x: -x[2])
+        return pairs[:n] if n is not None else pairs
+
+    def reading(self) -> str:
+        """What the similarity makes of the numbers, in words, for a note under the table.
+
+        A similarity-sensitive Hill number counts two answers that are s alike as partly one
+        answer: k answers whose pairs are all s alike make k / (1 + (k - 1) s) effective answers
+        (at most 1/s), however much they differ in substance. Sentence-embedding cosine rates
+        answers to one prompt 0.6-0.9 alike even when they say different things, so alpha sits
+        near 1 and reads as "the models are clones" where NoveltyBench's judge counts 3.4
+        classes per prompt; exact counts every rewording as a new answer, the other end."""
+        m = self.similarity_matrix
+        n = len(self.systems)
+        within = float(np.mean(np.diag(m)))
+        between = float(m[~np.eye(n, dtype=bool)].mean())
+        k = self.responses_per_system
+        a, b = self.values["alpha"], self.values["beta"]
+        if self.similarity == EXACT:
+            return (
+                f"How to read these (--similarity exact): only identical texts count as the same "
+                f"answer, so any rewording is a new one: alpha ({a:.2f}) nears the {k:.3g} answers "
+                f"of a system unless it repeats itself word for word, and beta ({b:.2f}, from 1 to "
+                f"{n}) nears {n} unless the systems repeat each other's texts. It is the upper end: "
+                "the default cosine asks whether they say similar things."
+            )
+        ceiling = k / (1 + (k - 1) * within) if k else float("nan")
+        return (
+            f"How to read these (--similarity {self.similarity}): two different answers of one "
+            f"system to a prompt are {within:.2f} alike on average, answers of two systems "
+            f"{between:.2f}. A similarity counts alike answers as partly one answer: {k:.3g} "
+            f"answers whose pairs are all {within:.2f} alike make {k:.3g} / (1 + {k - 1:.3g} x "
+            f"{within:.2f}) = {ceiling:.2f} effective answers, however much they differ in "
+            f"substance. So alpha ({a:.2f}) and beta ({b:.2f}, from 1 to {n}) are on that scale, "
+            "not counts of distinct answers (NoveltyBench's classes): compare them between runs "
+            "of one similarity. --similarity exact gives the other end (every rewording a new "
+            "answer); equivalence-classes counts distinct answers with a judge."
+        )
 
     def to_dict(self, with_items: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -125,7 +175,10 @@ class AcrossSystems:
                 name: {"value": self.values[name], "interval": self.intervals[name].to_dict()}
                 for name in MEASURES
             },
+            "similarity": self.similarity,
             "similarity_matrix": [[float(x) for x in row] for row in self.similarity_matrix],
+            "most_alike": [{"systems": [a, b], "similarity": v} for a, b, v in self.most_alike(10)],
+            "reading": self.reading(),
             "warnings": list(self.warnings),
         }
         if with_items:
@@ -217,6 +270,8 @@ def across_systems(
         signature,
         tuple(skipped),
         tuple(warnings),
+        similarity,
+        float(np.mean([np.mean(b) for b in blocks])),
     )
 
 

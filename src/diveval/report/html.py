@@ -124,7 +124,8 @@ def _across_part(r: Report) -> str:
             "number of distinct systems (1: they all say the same things)</caption><thead><tr>"
             '<th scope="col">measure</th><th scope="col">value</th><th scope="col">interval</th>'
             f"</tr></thead><tbody>{rows}</tbody></table>"
-            f'<p class="muted">{escape(str(x.get("signature", "")))}</p>'
+            + (f"<p>{escape(str(x['reading']))}</p>" if x.get("reading") else "")
+            + f'<p class="muted">{escape(str(x.get("signature", "")))}</p>'
         )
         parts.append(_figure(chart, table))
     if not parts:
@@ -777,6 +778,9 @@ def _compare_section(r: Report) -> str:
     for run in r.collected.comparisons:
         st = run["settings"]
         conf = st.get("confidence", 0.95)
+        # the interval beside Holm's decisions: simultaneous since it is named in the settings
+        # (an older file's is the unadjusted per-test interval)
+        shown = "simultaneous interval" if st.get("interval_shown") else f"{conf:.0%} interval"
         for cand in st.get("candidates", []):
             rows = [x for x in run["rows"] if x.get("candidate") == cand]
             if not rows:
@@ -784,6 +788,7 @@ def _compare_section(r: Report) -> str:
             body = ""
             for x in rows:
                 iv = x.get("interval") or [None, None]
+                extended = " ^" if x.get("interval_extended") else ""
                 sig = bool(x.get("significant"))
                 winner = x.get("more_diverse") or ("not comparable" if x.get("note") else "–")
                 arrow = ARROWS.get(str(x.get("direction")), "")
@@ -794,7 +799,7 @@ def _compare_section(r: Report) -> str:
                     + _num_td(x.get("baseline_value"))
                     + _num_td(x.get("candidate_value"))
                     + _num_td(x.get("difference"))
-                    + f"<td>[{_n(iv[0])}, {_n(iv[1])}]</td>"
+                    + f"<td>[{_n(iv[0])}, {_n(iv[1])}]{extended}</td>"
                     + _num_td(x.get("p_value"))
                     + _num_td(x.get("p_adjusted"), _n(x.get("p_adjusted")) + (" *" if sig else ""))
                     + f"<td>{'<strong>' if sig else ''}{escape(str(winner))}"
@@ -813,7 +818,7 @@ def _compare_section(r: Report) -> str:
                         "baseline",
                         "candidate",
                         "difference",
-                        f"{conf:.0%} interval",
+                        shown,
                         "p",
                         "p (Holm)",
                         "more diverse",
@@ -828,7 +833,15 @@ def _compare_section(r: Report) -> str:
             f'<p class="muted">From <code>{escape(run["file"])}</code>: '
             f"{st.get('resamples')} resamples, seed {st.get('seed')}, levels {st.get('levels')}, "
             f"prompts matched by {escape(str(st.get('match')))}. The difference is candidate "
-            "minus baseline; ↑/↓: higher/lower is more diverse.</p>"
+            "minus baseline; ↑/↓: higher/lower is more diverse."
+            + (
+                f" Intervals: {escape(str(st['interval_shown']))}, so none excludes 0 where the "
+                "adjusted test makes no decision (^: extended to 0 where the bootstrap and the "
+                "permutation test disagree); the unadjusted ones are in the JSON."
+                if st.get("interval_shown")
+                else ""
+            )
+            + "</p>"
         )
     if not parts:
         return ""

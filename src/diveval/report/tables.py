@@ -62,9 +62,18 @@ def groups_table(
     return table + "\n" + "\n".join(sigs)
 
 
+#: Systems up to which the terminal shows the whole systems x systems similarity; past it, a
+#: matrix no longer fits a terminal (24 systems: 25 columns), so it lists the most alike pairs
+#: and leaves the matrix to --json and the HTML report's heatmap.
+ACROSS_MATRIX_UP_TO = 6
+ACROSS_PAIRS_SHOWN = 10
+
+
 def across_table(result: Any, title: str) -> str:
     """The alpha / beta / gamma decomposition (``meta.metacommunity.AcrossSystems``): one row per
-    measure with its interval, then the systems x systems similarity and the signature."""
+    measure with its interval, then how alike the systems are (the systems x systems similarity,
+    or, past ``ACROSS_MATRIX_UP_TO`` systems, the most alike pairs), what the similarity makes of
+    the numbers, and the signature."""
     meaning = {
         "gamma": "diversity of the pooled answers",
         "alpha": "diversity of one system alone (normalised)",
@@ -82,12 +91,33 @@ def across_table(result: Any, title: str) -> str:
         ["measure", "value", f"{result.intervals['beta'].confidence:.0%} interval", "meaning"],
         rows,
     )
-    sims = render_table(
-        "mean similarity, same prompt",
-        ["system", *result.systems],
-        [[a, *[float(x) for x in row]] for a, row in zip(result.systems, result.similarity_matrix)],
-    )
-    return f"{table}\n{sims}\n{result.signature}"
+    if len(result.systems) <= ACROSS_MATRIX_UP_TO:
+        sims = render_table(
+            "mean similarity, same prompt",
+            ["system", *result.systems],
+            [
+                [a, *[float(x) for x in row]]
+                for a, row in zip(result.systems, result.similarity_matrix)
+            ],
+        )
+    else:
+        pairs = result.most_alike(ACROSS_PAIRS_SHOWN)
+        sims = render_table(
+            f"the {len(pairs)} most alike of {counted(len(result.most_alike()), 'pair')}",
+            ["systems", "mean similarity, same prompt"],
+            [[f"{a} ~ {b}", v] for a, b, v in pairs],
+        )
+        sims += (
+            f"\n(the {len(result.systems)} x {len(result.systems)} matrix, and each system's own "
+            "similarity: --json similarity_matrix, or the heatmap of `diveval report`)"
+        )
+    return f"{table}\n{sims}\n{_wrapped(result.reading())}\n{result.signature}"
+
+
+def _wrapped(text: str, width: int = 100) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
 
 
 def _cell(v: Any) -> str:

@@ -28,6 +28,7 @@ from ..io import json_out
 from ..io.resume import read_resumable
 from ..models.chat import ChatRequest
 from ..models.lm_backends import LoadOptions
+from ..options import RESPONSES_PER_PROMPT
 from .protocols import PARAPHRASE_FIELD, ShortAnswer, paraphrases_of, protocol, protocol_settings
 from .records import PromptItem, cost, make_record, request_seed
 
@@ -62,7 +63,7 @@ class SamplingSettings:
 
     model: str
     protocol: str = "regenerate"
-    k: int = 5
+    k: int = RESPONSES_PER_PROMPT.default
     temperature: float = 1.0
     top_p: Optional[float] = None  # None: the server's default (not sent)
     max_tokens: int = 512
