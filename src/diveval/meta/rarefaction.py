@@ -376,6 +376,7 @@ def finite_or_none(x: float) -> float | None:
 # move is listed, so that no infeasible number is printed bare.
 
 RANGE_RULE = "1 <= D_q(m) <= m"
+INCIDENCE_RULE = "0 <= S(m)"
 ORDER_RULE = "D_0 >= D_1 >= D_2"
 _TOLERANCE = 1e-9  # a change smaller than this (relative) is rounding, not worth a word
 
@@ -386,7 +387,12 @@ def _cap(x: np.ndarray, top: np.ndarray) -> np.ndarray:
 
 
 def _moves(
-    what: str, sizes: np.ndarray | None, raw: np.ndarray, ranged: np.ndarray, final: np.ndarray
+    what: str,
+    sizes: np.ndarray | None,
+    raw: np.ndarray,
+    ranged: np.ndarray,
+    final: np.ndarray,
+    range_rule: str,
 ) -> list[dict[str, Any]]:
     def moved(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         both = np.isfinite(a) & np.isfinite(b)
@@ -398,18 +404,20 @@ def _moves(
             "m": None if sizes is None else float(sizes[i]),
             "raw": float(raw[i]),
             "reported": float(final[i]),
-            "rule": ORDER_RULE if moved(ranged, final)[i] else RANGE_RULE,
+            "rule": ORDER_RULE if moved(ranged, final)[i] else range_rule,
         }
         for i in np.flatnonzero(moved(raw, final))
     ]
 
 
-def feasible(curves: Sequence[Curve]) -> list[Curve]:
+def feasible(curves: Sequence[Curve], incidence: bool = False) -> list[Curve]:
     """The curves of one measure (one per order, on the same sizes), each estimate and interval
     bound moved into its feasible range, by two rules in turn:
 
     - range (``1 <= D_q(m) <= m``): the value and both bounds at m clipped to [1, m]; the asymptote
-      and its bounds raised to at least 1;
+      and its bounds raised to at least 1. Sample-based data (``incidence``: n-gram types in m
+      responses, many per response, none in a response shorter than n) have no such range: only
+      negative bounds are raised to 0 (``0 <= S(m)``);
     - order (``D_0 >= D_1 >= D_2``, among the orders in ``curves``): each order's value and upper
       bound capped by those of the next lower order, then its lower bound by its own value, so the
       interval still holds the estimate.
@@ -423,10 +431,11 @@ def feasible(curves: Sequence[Curve]) -> list[Curve]:
     for c in sorted(curves, key=lambda c: c.q):
         if below is not None and not np.array_equal(below.sizes, c.sizes):
             raise ValueError("the orders' curves of one measure share their sizes")  # a slip
-        m = c.sizes
-        ranged = [np.clip(a, 1.0, m) for a in (c.value, c.low, c.high)]
+        top = np.full(c.sizes.shape, np.inf) if incidence else c.sizes
+        least = 0.0 if incidence else 1.0
+        ranged = [np.clip(a, least, top) for a in (c.value, c.low, c.high)]
         asym = np.array([c.asymptote, c.asymptote_low, c.asymptote_high])
-        a_ranged = np.where(np.isfinite(asym), np.maximum(asym, 1.0), asym)
+        a_ranged = np.where(np.isfinite(asym), np.maximum(asym, least), asym)
         value, low, high = ranged
         a_final = a_ranged.copy()
         if below is not None:
@@ -436,13 +445,16 @@ def feasible(curves: Sequence[Curve]) -> list[Curve]:
             a_final[2] = _cap(a_final[2:], np.array([below.asymptote_high]))[0]
         low = _cap(low, value)
         a_final[1] = _cap(a_final[1:2], a_final[:1])[0]
+        rule = INCIDENCE_RULE if incidence else RANGE_RULE
         clipped = [
-            *_moves("value", m, c.value, ranged[0], value),
-            *_moves("low", m, c.low, ranged[1], low),
-            *_moves("high", m, c.high, ranged[2], high),
+            *_moves("value", c.sizes, c.value, ranged[0], value, rule),
+            *_moves("low", c.sizes, c.low, ranged[1], low, rule),
+            *_moves("high", c.sizes, c.high, ranged[2], high, rule),
         ]
         for i, what in enumerate(("value", "low", "high")):
-            clipped += _moves(what, None, asym[i : i + 1], a_ranged[i : i + 1], a_final[i : i + 1])
+            clipped += _moves(
+                what, None, asym[i : i + 1], a_ranged[i : i + 1], a_final[i : i + 1], rule
+            )
         new = replace(
             c,
             value=value,

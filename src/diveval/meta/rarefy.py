@@ -18,7 +18,8 @@ extrapolated above it), with Chao et al.'s bootstrap interval of that mean; ``at
 one size. Every choice is in the signature.
 
 Reported numbers keep to their feasible range (:func:`diveval.meta.rarefaction.feasible`: each
-estimate and bound in [1, m], and D_0 >= D_1 >= D_2 among the orders computed together); a number
+estimate and bound of classes in [1, m], and D_0 >= D_1 >= D_2 among the orders computed together;
+n-gram counts at least 0, as m responses may hold many more than m n-grams); a number
 moved there, an extrapolation past twice a set's size (the limit Chao et al. 2014 and iNEXT give),
 an estimate past a set's size from sets with singletons but no doubletons (Chao1's bias-corrected
 form), and an undefined q = 2 asymptote (reported as nan, None in JSON) each come with a warning in
@@ -211,7 +212,8 @@ def rarefy(
                 vectors, q, grid, units=units, resamples=resamples, seed=seed, confidence=confidence
             )
             for q in qs
-        ]
+        ],
+        incidence=units is not None,
     )
     ns = np.array(units if units is not None else [float(v.sum()) for v in vectors])
     out = []
