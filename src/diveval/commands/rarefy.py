@@ -76,9 +76,6 @@ def run(args) -> int:
     measures = args.measures or ["classes"]
     for m in measures:
         parse_measure(m)  # a bad name before the input is read
-    data = read_input(args.input, args.format, args.field)
-    if data.setting != "sets":
-        raise InputError("rarefaction needs response sets (records with responses)", data.path)
     options = metric_options(args)
     at_k = options.pop("at_k", None)
     own = {k: options.pop(k) for k in OWN_OPTIONS if k in options}
@@ -89,6 +86,9 @@ def run(args) -> int:
     if unused:  # given, but no measure asked for reads it: refused rather than dropped
         flags = ", ".join("--" + k.replace("_", "-") for k in unused)
         raise InputError(f"{flags} configures no measure asked for ({', '.join(measures)})")
+    data = read_input(args.input, args.format, args.field)
+    if data.setting != "sets":
+        raise InputError("rarefaction needs response sets (records with responses)", data.path)
     groups = _groups(data, args.by)
     largest = max(len(s) for s in data.items)
     from ..meta.rarefaction import default_sizes
