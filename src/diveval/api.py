@@ -61,11 +61,11 @@ def score(
     if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
         if run_on.engine == "ray":
             raise InputError("at_k runs in this process: not with engine='ray'")
-        return score_at_k(data, metrics, **at_k, **options)
+        return score_at_k(data, metrics, models=models, **at_k, **options)
     if any(v is not None for v in at_k.values()):
         raise InputError("at_k_draws and at_k_seed go with at_k")
     if run_on.engine == "ray":
-        return Scores(score_on_ray(data, metrics, run_on, **options))
+        return Scores(score_on_ray(data, metrics, run_on, models=models, **options))
     return score_here(data, metrics, models=models, **options)
 
 

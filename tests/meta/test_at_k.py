@@ -167,3 +167,33 @@ def test_equivalence_classes_at_k_by_draws():
     s = at["equivalence-classes"]
     assert "at-k:2|at-k-by:draws|draws:10|seed:0" in s.signature
     assert np.all((s.items >= 1) & (s.items <= 2))
+
+
+class EntailAll:
+    """A stub NLI model: every pair entails both ways (an object, run as it was built)."""
+
+    name = "entail-all"
+    fingerprint = "0001"
+
+    def predict(self, premises, hypotheses):
+        out = np.zeros((len(premises), 3))
+        out[:, 2] = 1.0
+        return out
+
+
+def test_the_callers_model_settings_reach_the_at_k_path(tmp_path):
+    """``models=`` (settings the caller resolved) loads the judge at K as in a plain run: an
+    explicit half precision cannot apply to a model object, so both refuse it; a cache
+    directory is written."""
+    from diveval.models.devices import ModelSettings
+
+    half = ModelSettings(precision="bf16")
+    run = dict(metrics=["equivalence-classes"], judge="nli", nli_model=EntailAll(), models=half)
+    with pytest.raises(InputError, match="precision bf16"):
+        diveval.score(SETS, **run)
+    with pytest.raises(InputError, match="precision bf16"):
+        diveval.score(SETS, **run, at_k=2)
+    cached = ModelSettings(cache_dir=str(tmp_path))
+    at = diveval.score(SETS, **{**run, "models": cached}, at_k=2)
+    assert at["equivalence-classes"].value == 1.0
+    assert (tmp_path / "diveval-cache.sqlite").exists()

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from . import add_json_flag, print_json
-from .options import add_input_flags, add_model_options, add_option_flags, metric_options
+from . import add_json_flag, add_online_flag, print_json
+from .options import MODEL_FLAGS, add_input_flags, add_option_flags, metric_options
+
+#: the options rarefy reads itself (the others configure a measure, see ``meta.rarefy``)
+OWN_OPTIONS = ("at_k", "rarefy_resamples", "rarefy_seed")
 
 EPILOG = """examples:
   diveval rarefy sets.jsonl --judge bleu --at-k 50     distinct answers at 50 responses per prompt
@@ -17,7 +20,19 @@ Measures: classes (equivalence classes under --judge, Hill numbers of order 0, 1
 (distinct n-grams, counted once per response). Below a set's size the curve is the exact
 expectation over subsets, above it Chao et al. (2014)'s extrapolation; intervals are their
 bootstrap (copia's). Without --at-k the value is the asymptotic estimate (Chao1, estimated Hill).
+Every number printed lies in its feasible range (1 <= D_q(m) <= m, D_0 >= D_1 >= D_2): one that the
+estimators put outside is clipped to it, with a warning naming the rule; so are extrapolation past
+twice a set's size, estimates from sets without doubletons, and an undefined q = 2 asymptote.
 """
+
+
+def _model_flags() -> list[str]:
+    """The model flags a measure takes (the judge's, for classes), and the process-wide ones
+    (threads, applied by ``diveval.cli``): never a flag that would configure nothing here."""
+    from ..meta.rarefy import JUDGE_OPTIONS, NGRAM_OPTIONS
+    from ..options import OPTION
+
+    return [f for f in MODEL_FLAGS if f in (*JUDGE_OPTIONS, *NGRAM_OPTIONS) or OPTION[f].run]
 
 
 def add_parser(sub):
@@ -42,8 +57,9 @@ def add_parser(sub):
         "--by", metavar="COLUMN", default=None, help="one curve per value of this field (system)"
     )
     p.add_argument("--report", metavar="FILE.html", default=None, help="also write the HTML report")
-    add_option_flags(p, "at_k", "rarefy_resamples", "rarefy_seed", "tokenizer", "lowercase")
-    add_model_options(p)
+    add_option_flags(p, *OWN_OPTIONS, "tokenizer", "lowercase")
+    add_option_flags(p, *_model_flags())
+    add_online_flag(p)
     add_json_flag(p)
     return p
 
@@ -52,25 +68,34 @@ def run(args) -> int:
 
     from ..context import RunContext
     from ..io.readers import locate, read_input
-    from ..meta.rarefy import parse_measure, rarefy
+    from ..meta.rarefy import measure_options, parse_measure, rarefy
+    from ..options import OPTION
 
     if args.report and not args.report.lower().endswith((".html", ".htm")):
         raise InputError("the report is an HTML file: name it FILE.html", args.report)
     measures = args.measures or ["classes"]
     for m in measures:
         parse_measure(m)  # a bad name before the input is read
+    options = metric_options(args)
+    at_k = options.pop("at_k", None)
+    own = {k: options.pop(k) for k in OWN_OPTIONS if k in options}
+    # process-wide options (threads) are applied by diveval.cli before the command runs
+    options = {k: v for k, v in options.items() if not OPTION[k].run and k != "progress"}
+    taken = {o for m in measures for o in measure_options(m)}
+    unused = sorted(k for k in options if k not in taken)
+    if unused:  # given, but no measure asked for reads it: refused rather than dropped
+        flags = ", ".join("--" + k.replace("_", "-") for k in unused)
+        raise InputError(f"{flags} configures no measure asked for ({', '.join(measures)})")
     data = read_input(args.input, args.format, args.field)
     if data.setting != "sets":
         raise InputError("rarefaction needs response sets (records with responses)", data.path)
-    options = metric_options(args)
-    at_k = options.pop("at_k", None)
-    options.pop("progress", None)
     groups = _groups(data, args.by)
     largest = max(len(s) for s in data.items)
     from ..meta.rarefaction import default_sizes
 
     sizes = default_sizes(largest, at_k)  # one grid for every system: their curves compare
-    context = RunContext(progress=True)
+    # the model settings the CLI resolved (--device, --precision, ...) load the judge's models
+    context = RunContext(progress=True, models=getattr(args, "models", None))
     results: dict[Any, list] = {}
     for name, index in groups.items():
         part = [data.items[i] for i in index]
@@ -78,7 +103,15 @@ def run(args) -> int:
             results[name] = [
                 r
                 for m in measures
-                for r in rarefy(part, m, at_k=at_k, sizes=sizes, context=context, **options)
+                for r in rarefy(
+                    part,
+                    m,
+                    at_k=at_k,
+                    sizes=sizes,
+                    context=context,
+                    **own,
+                    **{k: v for k, v in options.items() if k in measure_options(m)},
+                )
             ]
         except InputError as exc:
             raise locate(exc, data, index) from None
@@ -95,6 +128,7 @@ def run(args) -> int:
         run.update(by=args.by, groups=bodies)
     else:
         run.update(scores={}, rarefaction=bodies["all"]["rarefaction"])
+    _print_warnings(results)
     if args.json:
         print_json(run)
     else:
@@ -120,6 +154,24 @@ def _groups(data, by: str | None) -> dict:
     return groups
 
 
+def _print_warnings(results: dict) -> None:
+    """Each result's warnings on stderr, naming the system and the measure."""
+    import sys
+
+    for group, rs in results.items():
+        for r in rs:
+            for w in r.warnings:
+                who = r.name if group is None else f"{group}: {r.name}"
+                print(f"diveval: warning: {who}: {w}", file=sys.stderr)
+
+
+def _number(x: float, width: int = 0) -> str:
+    """x to 3 decimals, or 'undefined' (a nan: see the warnings) in the same width."""
+    import math
+
+    return f"{x:{width}.3f}" if math.isfinite(x) else f"{'undefined':>{width}s}"
+
+
 def _print_table(results: dict, at_k: int | None) -> None:
     where = f"at k = {at_k}" if at_k else "asymptote"
     print(f"{'system':14s} {'measure':18s} {'observed':>9s} {where:>10s}  interval (95%)")
@@ -128,7 +180,8 @@ def _print_table(results: dict, at_k: int | None) -> None:
             low, high = r.interval
             print(
                 f"{'all' if group is None else str(group):14s} {r.name:18s} "
-                f"{r.curve.empirical:9.3f} {r.value:10.3f}  [{low:.3f}, {high:.3f}]"
+                f"{r.curve.empirical:9.3f} {_number(r.value, 10)}  "
+                f"[{_number(low)}, {_number(high)}]"
             )
     signatures = dict.fromkeys(r.signature for rs in results.values() for r in rs)
     for sig in signatures:

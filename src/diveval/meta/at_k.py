@@ -25,6 +25,7 @@ import numpy as np
 from ..context import RunContext
 from ..data import as_setting
 from ..errors import InputError
+from ..models.devices import ModelSettings, resolve_settings
 from ..options import OPTION, PER_ITEM_OPTIONS
 from ..registry import Metric, check_options, metrics_for
 from ..results import SETS, Score
@@ -54,7 +55,7 @@ class _DrawContext(RunContext):
     SHARED = ("equivalence-judge",)
 
     def __init__(self, parent: RunContext) -> None:
-        super().__init__(parent.progress)
+        super().__init__(parent.progress, parent.models)  # the run's model settings, as its own
         self._parent = parent
 
     def memo(self, key: Hashable, build: Any) -> Any:
@@ -127,11 +128,14 @@ def score_at_k(
     at_k: int,
     at_k_draws: int | None = None,
     at_k_seed: int | None = None,
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> Scores:
     """Every metric of ``metrics`` (default: the sets defaults) at ``at_k`` responses per set
     (module docstring). The rarefaction measures are not metrics: see
-    :func:`diveval.meta.rarefy.rarefy`, which extrapolates past a set's size."""
+    :func:`diveval.meta.rarefy.rarefy`, which extrapolates past a set's size. ``models``: the
+    model settings the caller resolved (None: resolved here from ``options``), as
+    :func:`diveval.scale.local.score` takes them."""
     setting, items = as_setting(data)
     if setting != SETS:
         raise InputError("--at-k scores each set at K responses: it needs sets, not a corpus")
@@ -150,7 +154,9 @@ def score_at_k(
     check_options(options, chosen)
     check_sizes(items, int(at_k))
     k = int(at_k)
-    context = RunContext(progress=bool(options.get("progress")))
+    if models is None:
+        models = resolve_settings(options)
+    context = RunContext(progress=bool(options.get("progress")), models=models)
     subsets: list[list[list[str]]] | None = None
     contexts: list[RunContext] = []
     results: dict[str, Score] = {}

@@ -35,11 +35,15 @@ sample-based bootstrap), where copia has no counterpart.
 Several sets (one per prompt): the estimate is the mean over sets at each m; each bootstrap
 replicate is the mean of one replicate of every set (sets resampled independently), so the
 interval is that of the mean of the sets' estimates. One set gives copia's numbers.
+
+:func:`curve` returns the estimators' own numbers (copia's); :func:`feasible` moves those that
+leave their feasible range (a Hill number of m draws lies in [1, m]; D_0 >= D_1 >= D_2) into it,
+listing each move: what :func:`diveval.meta.rarefy.rarefy` reports.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -331,21 +335,139 @@ class Curve:
         return float(self.value[i]), float(self.low[i]), float(self.high[i])
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """JSON-ready; an undefined number (nan: the q = 2 asymptote of sets with no class seen
+        twice) is None, never a bare NaN."""
+        out = {
             "q": self.q,
             "sizes": self.sizes.tolist(),
-            "value": self.value.tolist(),
-            "low": self.low.tolist(),
-            "high": self.high.tolist(),
+            "value": [finite_or_none(v) for v in self.value],
+            "low": [finite_or_none(v) for v in self.low],
+            "high": [finite_or_none(v) for v in self.high],
             "observed": self.observed,
             "empirical": self.empirical,
-            "asymptote": self.asymptote,
-            "asymptote_interval": [self.asymptote_low, self.asymptote_high],
+            "asymptote": finite_or_none(self.asymptote),
+            "asymptote_interval": [
+                finite_or_none(self.asymptote_low),
+                finite_or_none(self.asymptote_high),
+            ],
             "sets": self.sets,
             "resamples": self.resamples,
             "seed": self.seed,
             "confidence": self.confidence,
         }
+        if "smallest" in self.extra:
+            out["extrapolation_limit"] = 2 * self.extra["smallest"]
+        if "clipped" in self.extra:
+            out["clipped"] = list(self.extra["clipped"])
+        return out
+
+
+def finite_or_none(x: float) -> float | None:
+    """``x`` as a float, or None where it is nan or infinite (JSON has no NaN)."""
+    return float(x) if np.isfinite(x) else None
+
+
+# -- the feasible range of a reported number ---------------------------------------------------
+# Every Hill number of a sample of m lies in [1, m], and D_0 >= D_1 >= D_2 for any distribution
+# (Chao et al. 2014). The estimators do not all keep to it: rarefaction (m <= n) does, being exact
+# expectations; the q = 1 extrapolation gives the entropy estimate a weight that grows with m (on
+# ten answers all different it reaches 25.9 at m = 20), and the shifted bootstrap interval can end
+# past m or below 1. The reported numbers are moved into the range by the rules below, and each
+# move is listed, so that no infeasible number is printed bare.
+
+RANGE_RULE = "1 <= D_q(m) <= m"
+INCIDENCE_RULE = "0 <= S(m)"
+ORDER_RULE = "D_0 >= D_1 >= D_2"
+_TOLERANCE = 1e-9  # a change smaller than this (relative) is rounding, not worth a word
+
+
+def _cap(x: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """min(x, top) where both are defined; x as it is where either is nan (undefined stays so)."""
+    return np.where(np.isfinite(x) & np.isfinite(top), np.minimum(x, top), x)
+
+
+def _moves(
+    what: str,
+    sizes: np.ndarray | None,
+    raw: np.ndarray,
+    ranged: np.ndarray,
+    final: np.ndarray,
+    range_rule: str,
+) -> list[dict[str, Any]]:
+    def moved(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        both = np.isfinite(a) & np.isfinite(b)
+        return both & (np.abs(b - a) > _TOLERANCE * np.maximum(1.0, np.abs(a)))
+
+    return [
+        {
+            "what": what,
+            "m": None if sizes is None else float(sizes[i]),
+            "raw": float(raw[i]),
+            "reported": float(final[i]),
+            "rule": ORDER_RULE if moved(ranged, final)[i] else range_rule,
+        }
+        for i in np.flatnonzero(moved(raw, final))
+    ]
+
+
+def feasible(curves: Sequence[Curve], incidence: bool = False) -> list[Curve]:
+    """The curves of one measure (one per order, on the same sizes), each estimate and interval
+    bound moved into its feasible range, by two rules in turn:
+
+    - range (``1 <= D_q(m) <= m``): the value and both bounds at m clipped to [1, m]; the asymptote
+      and its bounds raised to at least 1. Sample-based data (``incidence``: n-gram types in m
+      responses, many per response, none in a response shorter than n) have no such range: only
+      negative bounds are raised to 0 (``0 <= S(m)``);
+    - order (``D_0 >= D_1 >= D_2``, among the orders in ``curves``): each order's value and upper
+      bound capped by those of the next lower order, then its lower bound by its own value, so the
+      interval still holds the estimate.
+
+    A number already in its range is left exactly as it is. Each number moved is listed in the
+    returned curve's ``extra["clipped"]`` (what, m or None for the asymptote, raw, reported, rule).
+    An undefined (nan) number stays undefined and caps nothing.
+    """
+    out: list[Curve] = []
+    below: Curve | None = None
+    for c in sorted(curves, key=lambda c: c.q):
+        if below is not None and not np.array_equal(below.sizes, c.sizes):
+            raise ValueError("the orders' curves of one measure share their sizes")  # a slip
+        top = np.full(c.sizes.shape, np.inf) if incidence else c.sizes
+        least = 0.0 if incidence else 1.0
+        ranged = [np.clip(a, least, top) for a in (c.value, c.low, c.high)]
+        asym = np.array([c.asymptote, c.asymptote_low, c.asymptote_high])
+        a_ranged = np.where(np.isfinite(asym), np.maximum(asym, least), asym)
+        value, low, high = ranged
+        a_final = a_ranged.copy()
+        if below is not None:
+            value = _cap(value, below.value)
+            high = _cap(high, below.high)
+            a_final[0] = _cap(a_final[:1], np.array([below.asymptote]))[0]
+            a_final[2] = _cap(a_final[2:], np.array([below.asymptote_high]))[0]
+        low = _cap(low, value)
+        a_final[1] = _cap(a_final[1:2], a_final[:1])[0]
+        rule = INCIDENCE_RULE if incidence else RANGE_RULE
+        clipped = [
+            *_moves("value", c.sizes, c.value, ranged[0], value, rule),
+            *_moves("low", c.sizes, c.low, ranged[1], low, rule),
+            *_moves("high", c.sizes, c.high, ranged[2], high, rule),
+        ]
+        for i, what in enumerate(("value", "low", "high")):
+            clipped += _moves(
+                what, None, asym[i : i + 1], a_ranged[i : i + 1], a_final[i : i + 1], rule
+            )
+        new = replace(
+            c,
+            value=value,
+            low=low,
+            high=high,
+            asymptote=float(a_final[0]),
+            asymptote_low=float(a_final[1]),
+            asymptote_high=float(a_final[2]),
+            extra={**c.extra, "clipped": clipped},
+        )
+        out.append(new)
+        below = new
+    return out
 
 
 def shifted_interval(
@@ -403,10 +525,13 @@ def curve(
     estimate = np.zeros(grid.size)
     reps = np.zeros((resamples, grid.size))
     asym, asym_reps, empirical = 0.0, np.zeros(resamples), 0.0
+    undefined = 0  # sets whose asymptote is infinite (q = 2, no class seen twice)
     for x, n in zip(xs, ns):
         row = table(x)
         estimate += _hill_rows(row, q, grid, n)[0]
-        asym += float(_asymptote(row, q, n)[0])
+        one = float(_asymptote(row, q, n)[0])
+        undefined += not np.isfinite(one)
+        asym += one
         empirical += float(_empirical(row, q, n)[0])
         boot = bootstrap_tables(x, resamples, rng, n if units is not None else None)
         reps += _hill_rows(boot, q, grid, n)
@@ -419,6 +544,11 @@ def curve(
         a_lo, a_hi = float(a_low[0]), float(a_high[0])
     else:  # q = 2 with every class seen once: no finite asymptote (copia: nan)
         a_lo = a_hi = float("nan")
+    extra = {
+        "undefined_sets": undefined,
+        "undefined_resamples": int(np.count_nonzero(~np.isfinite(asym_reps))),
+        "smallest": float(min(ns)),
+    }
     return Curve(
         q,
         grid,
@@ -434,4 +564,5 @@ def curve(
         resamples,
         seed,
         confidence,
+        extra,
     )

@@ -16,10 +16,19 @@ Measures (``measure=``):
 The curve of a system is the mean over its sets at each size m (rarefied below a set's size,
 extrapolated above it), with Chao et al.'s bootstrap interval of that mean; ``at_k`` reads it at
 one size. Every choice is in the signature.
+
+Reported numbers keep to their feasible range (:func:`diveval.meta.rarefaction.feasible`: each
+estimate and bound of classes in [1, m], and D_0 >= D_1 >= D_2 among the orders computed together;
+n-gram counts at least 0, as m responses may hold many more than m n-grams); a number
+moved there, an extrapolation past twice a set's size (the limit Chao et al. 2014 and iNEXT give),
+an estimate past a set's size from sets with singletons but no doubletons (Chao1's bias-corrected
+form), and an undefined q = 2 asymptote (reported as nan, None in JSON) each come with a warning in
+the result's ``warnings``.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -32,14 +41,30 @@ from ..errors import InputError
 from ..lexical.expected import set_incidences
 from ..options import OPTION
 from ..results import SETS, make_signature
-from ..semantic.equivalence import partition
+from ..semantic.equivalence import JudgeOptions, partition
+from ..semantic.identical import check_identical
 from ..text.prepared import prepare
-from .rarefaction import Curve, curve, default_sizes
+from .rarefaction import Curve, curve, default_sizes, feasible, finite_or_none
 
 MEASURES = ("classes", "N-grams")
 _NGRAMS = re.compile(r"^([1-9])-grams?$")
 NAMES = {0: "richness", 1: "shannon", 2: "simpson"}
-JUDGE_OPTIONS = ("nli_model", "embedding_model", "device", "batch_size", "cache_dir")
+#: What the partition into classes takes, read from its declarations (the judge's models and
+#: settings, ``JudgeOptions``; its own keyword options) so that an option added there reaches
+#: rarefy too; quality and patience shape the utility only, never the classes.
+JUDGE_OPTIONS = (
+    "judge",
+    *(
+        name
+        for name, p in inspect.signature(partition).parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name not in ("quality", "patience", "context")
+    ),
+    *sorted(JudgeOptions.__required_keys__ | JudgeOptions.__optional_keys__),
+)
+#: What the n-gram measures take: the tokenization of :func:`diveval.text.prepared.prepare`.
+NGRAM_OPTIONS = ("tokenizer", "lowercase")
+#: the rule for identical texts is equivalence-classes' (the judge decides them too, by default)
+_IDENTICAL_AS = "equivalence-classes"
 
 
 @dataclass(frozen=True)
@@ -52,6 +77,7 @@ class Rarefaction:
     curve: Curve
     at_k: int | None
     signature: str
+    warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -74,12 +100,20 @@ class Rarefaction:
             "measure": self.measure,
             "q": self.q,
             "at_k": self.at_k,
-            "value": self.value,
-            "interval": [low, high],
+            "value": finite_or_none(self.value),
+            "interval": [finite_or_none(low), finite_or_none(high)],
             "observed": self.curve.empirical,
             "signature": self.signature,
+            "warnings": list(self.warnings),
             "curve": self.curve.to_dict(),
         }
+
+
+def measure_options(measure: str) -> tuple[str, ...]:
+    """The options that configure ``measure``: the judge's for classes, the tokenizer's for
+    N-grams."""
+    kind, _ = parse_measure(measure)
+    return JUDGE_OPTIONS if kind == "classes" else NGRAM_OPTIONS
 
 
 def parse_measure(measure: str) -> tuple[str, int | None]:
@@ -105,15 +139,19 @@ def abundances(
     """(one vector per set, the sampling units per set for sample-based data or None, the
     signature's choices)."""
     kind, n = parse_measure(measure)
-    if kind == "classes":
-        judged = partition(
-            sets,
-            judge or "nli",
-            context=context,
-            **{k: v for k, v in options.items() if k in JUDGE_OPTIONS},
+    given = {"judge": judge, "tokenizer": tokenizer, "lowercase": lowercase or None, **options}
+    allowed = measure_options(measure)
+    unknown = sorted(k for k, v in given.items() if v is not None and k not in allowed)
+    if unknown:  # an option the measure does not take would be dropped without a word
+        raise InputError(
+            f"{kind}: {', '.join(unknown)} does not configure this measure; it takes "
+            + ", ".join(allowed)
         )
+    if kind == "classes":
+        rule = check_identical(options.pop("identical", None), _IDENTICAL_AS)
+        judged = partition(sets, judge or "nli", identical=rule, context=context, **options)
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
-        return vectors, None, {"judge": judged.judge, "rep": "first"}
+        return vectors, None, {"judge": judged.judge, "rep": "first", "ident": rule}
 
     prep = prepare([list(s) for s in sets], tokenizer or "whitespace", bool(lowercase), SETS)
     type_group, incidence, _ = set_incidences(prep, int(n or 1))
@@ -168,11 +206,19 @@ def rarefy(
     )
     if at_k is not None and at_k not in grid:
         grid = np.unique(np.append(grid, at_k))
+    curves = feasible(
+        [
+            curve(
+                vectors, q, grid, units=units, resamples=resamples, seed=seed, confidence=confidence
+            )
+            for q in qs
+        ],
+        incidence=units is not None,
+    )
+    ns = np.array(units if units is not None else [float(v.sum()) for v in vectors])
     out = []
-    for q in qs:
-        c = curve(
-            vectors, q, grid, units=units, resamples=resamples, seed=seed, confidence=confidence
-        )
+    for c in sorted(curves, key=lambda c: qs.index(c.q)):
+        q = c.q
         sig = make_signature(
             "rarefaction",
             measure=kind,
@@ -184,5 +230,73 @@ def rarefy(
             ci=f"{confidence:g}",
             **{"at-k": at_k},
         )
-        out.append(Rarefaction(kind, q, c, at_k, sig))
+        said = tuple(_warnings(c, vectors, ns, at_k, kind))
+        out.append(Rarefaction(kind, q, c, at_k, sig, said))
     return out
+
+
+def _warnings(
+    c: Curve, vectors: list[np.ndarray], ns: np.ndarray, at_k: int | None, kind: str
+) -> list[str]:
+    """What a reader of this curve's reported number (at ``at_k``, else the asymptote) must know:
+    numbers moved into their feasible range, extrapolation past twice a set's size, estimates
+    past a set's size that rest on sets without doubletons, and an undefined asymptote."""
+    said: list[str] = []
+    sets = len(vectors)
+    where = f"at k = {at_k}" if at_k else "the asymptote"
+    moved = c.extra.get("clipped", [])
+    here = [w for w in moved if w["m"] == (float(at_k) if at_k else None)]
+    for w in here:
+        said.append(
+            f"{where}: the {'estimate' if w['what'] == 'value' else w['what'] + ' bound'} "
+            f"{w['raw']:.3f} is outside its feasible range, reported as {w['reported']:.3f} "
+            f"(rule: {w['rule']})"
+        )
+    rest = [w for w in moved if w not in here and w["m"] is not None]
+    if rest:
+        rules = " and ".join(dict.fromkeys(w["rule"] for w in rest))
+        sizes = sorted({int(w["m"]) for w in rest})
+        said.append(
+            f"the curve is moved into its feasible range at {len(sizes)} of {c.sizes.size} sizes "
+            f"(m = {sizes[0]}..{sizes[-1]}; rule: {rules}); each move is in its 'clipped' list"
+        )
+    limit = 2 * ns
+    if at_k:
+        far = int(np.count_nonzero(at_k > limit))
+        if far:
+            said.append(
+                f"k = {at_k} is past twice the size of {far} of {sets} sets (n = "
+                f"{ns.min():g}..{ns.max():g}): extrapolation beyond 2n is unreliable (Chao et al. "
+                "2014; iNEXT's limit)"
+            )
+    elif c.sizes.max() > limit.min():
+        said.append(
+            f"the curve goes past twice the size of the smallest sets (m > {limit.min():g}): "
+            "extrapolation beyond 2n is unreliable (Chao et al. 2014; iNEXT's limit)"
+        )
+    if c.q in (0, 1):
+        # past a set's size the q = 0 and q = 1 estimates rest on f0, which takes Chao1's
+        # bias-corrected form f1 (f1 - 1) / 2 when no class is seen exactly twice
+        past = np.ones(sets, bool) if not at_k else at_k > ns
+        lone = [bool(v.size and np.any(v == 1) and not np.any(v == 2)) for v in vectors]
+        bare = int(np.count_nonzero(past & np.array(lone)))
+        if bare:
+            unit = "classes" if kind == "classes" else "n-gram types"
+            said.append(
+                f"{where}: {bare} of {sets} sets have {unit} seen once but none seen twice (no "
+                "doubletons): the estimate past their size uses Chao1's bias-corrected f0 = "
+                "(n-1)/n f1 (f1-1)/2, which is unstable"
+            )
+    if not at_k and c.extra.get("undefined_sets"):
+        said.append(
+            f"the q = 2 asymptote is undefined (reported as nan; null in JSON): "
+            f"{c.extra['undefined_sets']} of {sets} sets have no class seen more than once, where "
+            "1 / sum X(X-1) / (n(n-1)) is infinite"
+        )
+    elif not at_k and c.extra.get("undefined_resamples"):
+        said.append(
+            f"the q = 2 asymptote's interval is undefined (nan; null in JSON): "
+            f"{c.extra['undefined_resamples']} of {c.resamples} bootstrap samples have no class "
+            "seen more than once, where the estimate is infinite"
+        )
+    return said

@@ -469,6 +469,12 @@ _RAREFACTION_Y = {
 }
 
 
+def _asymptote(curve: dict[str, Any]) -> str:
+    """A curve's asymptote, or 'undefined' where `diveval rarefy` wrote null (see its warning)."""
+    value = curve.get("asymptote")
+    return "undefined" if value is None else f"{value:.3f}"
+
+
 def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
     """A rarefaction / extrapolation curve per system (`diveval rarefy`): the expected measure at
     m responses per prompt, rarefied below the sets' size and extrapolated above it."""
@@ -480,7 +486,7 @@ def _rarefaction_part(name: str, per_system: dict[str, dict[str, Any]]) -> str:
     ]
     desc = "; ".join(
         f"{s}: observed {per_system[s].get('observed', math.nan):.3f} at "
-        f"{curves[s]['observed']:g} responses, asymptote {curves[s]['asymptote']:.3f}"
+        f"{curves[s]['observed']:g} responses, asymptote {_asymptote(curves[s])}"
         for s in names
     )
     ylabel = _RAREFACTION_Y.get(name, f"distinct {name.split('-richness')[0]}")

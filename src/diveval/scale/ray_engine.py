@@ -35,6 +35,7 @@ import numpy as np
 
 from ..data import as_setting
 from ..errors import InputError
+from ..models.devices import SETTINGS_OPTIONS, ModelSettings
 from ..registry import PER_ITEM_OPTIONS, Metric, check_options, get_metric, metrics_for
 from ..results import CORPUS, Score
 from .combine import join_set_scores, per_item_options
@@ -150,10 +151,13 @@ def score(
     data: Any,
     metrics: Iterable[str] | None = None,
     run_on: EngineOptions | None = None,
+    *,
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> dict[str, Score]:
     """:func:`diveval.score` on Ray; same arguments, same results. ``run_on`` holds the engine's
-    options (:class:`~diveval.scale.engine.EngineOptions`); ``options`` are the metrics'.
+    options (:class:`~diveval.scale.engine.EngineOptions`); ``options`` are the metrics';
+    ``models``: the model settings the caller resolved (None: those of ``options``).
 
     address: a running cluster (``"auto"``: the one last started on this machine,
     ``"ray://host:10001"``); None starts a Ray of this call's own (unless ``RAY_ADDRESS`` is set),
@@ -163,6 +167,7 @@ def score(
     output (quiet by default).
     """
     run_on = run_on or EngineOptions(engine="ray")
+    options = settings_as_options(options, models)
     address, concurrency = run_on.address, run_on.concurrency
     num_gpus, batch_rows = run_on.num_gpus, run_on.batch_rows
 
@@ -198,6 +203,16 @@ def score(
         return _score_sets(ray, items, chosen, keys, concurrency, batch_rows, options, actors)
     except Exception as exc:
         raise _worker_input_error(exc) or exc from None
+
+
+def settings_as_options(options: dict, models: ModelSettings | None) -> dict:
+    """``options`` with the caller's resolved ``models`` in place of their loose keywords (device,
+    precision, batch_size, cache_dir): every path of a Ray run (workers' runs, corpus states,
+    blocks) resolves its settings again from the options, so the settings travel as those."""
+    if models is None:
+        return options
+    loose = {k: getattr(models, k) for k in SETTINGS_OPTIONS}
+    return {**options, **{k: v for k, v in loose.items() if v is not None}}
 
 
 def _worker_input_error(exc: BaseException) -> InputError | None:
