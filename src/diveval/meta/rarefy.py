@@ -39,7 +39,9 @@ from .rarefaction import Curve, curve, default_sizes
 MEASURES = ("classes", "N-grams")
 _NGRAMS = re.compile(r"^([1-9])-grams?$")
 NAMES = {0: "richness", 1: "shannon", 2: "simpson"}
-JUDGE_OPTIONS = ("nli_model", "embedding_model", "device", "batch_size", "cache_dir")
+#: the options of the classes' judge; identical: whether identical answers are one class (as in
+#: equivalence-classes: unless given, the judge is asked only when it is NoveltyBench's hf:)
+JUDGE_OPTIONS = ("nli_model", "embedding_model", "device", "batch_size", "cache_dir", "identical")
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def abundances(
             **{k: v for k, v in options.items() if k in JUDGE_OPTIONS},
         )
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
-        return vectors, None, {"judge": judged.judge, "rep": "first"}
+        return vectors, None, {"judge": judged.judge, "rep": "first", "ident": judged.identical}
 
     prep = prepare([list(s) for s in sets], tokenizer or "whitespace", bool(lowercase), SETS)
     type_group, incidence, _ = set_incidences(prep, int(n or 1))

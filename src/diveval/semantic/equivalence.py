@@ -62,11 +62,16 @@ paper defines distinct_k. Its classifier judge's word-overlap rule for texts of 
 belongs to its classifier, not to the partition: the ``hf:`` judge applies it, the other judges do
 not.
 
-Identical texts (``identical=``): ``"model"`` (the default, as ``partition.py``) asks the judge about
-them like any other pair, so NoveltyBench's BLEU judge calls two copies of a text shorter than 4
-words different (no 4-grams: BLEU 0), and its classifier's short-response rule two copies of "no no
-no no" (1 shared word, 4 words); ``"one"`` puts them in one class without asking the judge. See
-:mod:`diveval.semantic.identical`; the signature says which (``ident:``).
+Identical texts (``identical=``): ``"one"`` puts them in one class without asking the judge;
+``"model"`` asks the judge about them like any other pair, as ``partition.py`` does. The default
+depends on the judge: ``model`` for NoveltyBench's own classifier (``hf:``), whose numbers come
+from asking it about every pair (its short-response rule even calls two copies of "no no no no"
+different: 1 shared word, 4 words); ``one`` for every other judge, whose errors would otherwise
+split identical answers (the NLI judge made ten classes of "4, 4, 4, 4, 4, 1, 5, 6, 4, 4", and
+NoveltyBench's BLEU judge calls two copies of a text shorter than 4 words different: no 4-grams,
+BLEU 0). Under ``model``, a partition that puts identical texts into different classes says so
+in a warning, with the number of pairs it split. See :mod:`diveval.semantic.identical`; the
+signature says which rule (``ident:``).
 
 Judge calls are batched across sets (one model call per generation position) and cached per run
 (``RunContext``): the same ordered pair is never judged twice.
@@ -100,7 +105,7 @@ from ..models.similarity import load_pair_classifier
 from ..results import SETS, Score, make_signature
 from .embedding_diversity import unit_rows
 from .homogenization import rouge_tokens
-from .identical import MODEL, ONE, check_identical
+from .identical import MODEL, ONE, check_identical, split_warning
 
 DEFAULT_PATIENCE = 0.8
 DEFAULT_THRESHOLDS = {
@@ -515,6 +520,8 @@ class Partition:
     distinct: np.ndarray
     utility: np.ndarray
     judge: str  # the judge's name, for signatures
+    identical: str = MODEL  # the rule for identical texts
+    warnings: tuple[str, ...] = ()
 
 
 def partition(
@@ -540,13 +547,15 @@ def partition(
         raise InputError(f"patience must be in (0, 1], got {patience}")
     qualities = _qualities(items, quality)
     context = context if context is not None else RunContext()
+    rule = check_identical(identical, "equivalence-classes", judge=judge)
     cached = run_judge(judge, context, judge_options)
-    labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
+    labels = partition_sets(items, cached, rule)
+    warning = split_warning(items, labels) if rule == MODEL else None
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(
         [patience_utility(lab, q, patience) for lab, q in zip(labels, qualities)], dtype=np.float64
     )
-    return Partition(labels, distinct, utility, cached.name)
+    return Partition(labels, distinct, utility, cached.name, rule, (warning,) if warning else ())
 
 
 def _qualities(items: list[list[str]], quality: Any) -> list[list[float]]:
@@ -581,20 +590,21 @@ def equivalence_classes(
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
-    identical: "model" (default, as NoveltyBench: the judge decides identical texts too) or "one"
-    (identical texts are one class without asking the judge).
+    identical: "one" (identical texts are one class without asking the judge) or "model" (the
+    judge decides identical texts too, as NoveltyBench); None: "model" for an ``hf:`` judge, "one"
+    for any other.
 
-    ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation).
+    ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation),
+    and ``warnings`` when identical generations were put into different classes.
     """
     del progress
-    rule = check_identical(identical, "equivalence-classes")
     context = context if context is not None else RunContext()
     result = partition(
         sets,
         judge,
         quality=quality,
         patience=patience,
-        identical=rule,
+        identical=identical,
         context=context,
         **options,
     )
@@ -604,14 +614,16 @@ def equivalence_classes(
         rep="first",
         patience=patience,
         quality="given" if quality is not None else "1",
-        ident=rule,
+        ident=result.identical,
         setting=SETS,
     )
-    details = {
+    details: dict[str, Any] = {
         "utility": result.utility,
         "utility_mean": float(result.utility.mean()),
         "labels": _per_set_lists(result.labels),
     }
+    if result.warnings:
+        details["warnings"] = list(result.warnings)
     return Score(
         "equivalence-classes", float(result.distinct.mean()), sig, SETS, result.distinct, details
     )
