@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
 PAIRS = "all-pairs metrics of a corpus"
 AT_K = "numbers at a common k (sets of different sizes)"
+STORED = "equivalence classes a file stores (NoveltyBench's scores.jsonl)"
 
 
 def positive_int(text: str) -> int:
@@ -213,6 +214,25 @@ _MODEL_ROWS = (
         flags=(),
     ),
 )
+_STORED_ROWS = (
+    Option(
+        "classes",
+        "equivalence-classes from stored classes instead of a judge: the record field holding "
+        "one class label per response (e.g. partition in NoveltyBench's scores.jsonl); in the "
+        "API, one list of labels per set. A record's distinct (NoveltyBench's classes - 1) that "
+        "disagrees with them is reported",
+        per_item=True,
+        metavar="FIELD",
+    ),
+    Option(
+        "quality",
+        "equivalence-classes' utility: the record field holding one quality score per response "
+        "(e.g. generation_scores in NoveltyBench's scores.jsonl; unset: 1 for every response); "
+        "in the API, one list of numbers per set, or a function of a response",
+        per_item=True,
+        metavar="FIELD",
+    ),
+)
 _REFERENCE_ROWS = (
     Option(
         "aligner",
@@ -330,6 +350,7 @@ OPTIONS: tuple[Option, ...] = (
     *_kind(REFERENCES, _REFERENCE_ROWS),
     *_kind(PAIRS, _PAIR_ROWS),
     *_kind(AT_K, _AT_K_ROWS),
+    *_kind(STORED, _STORED_ROWS),
     Option(
         "progress", "show progress bars on a terminal (the CLI sets it)", default=False, flags=()
     ),
