@@ -288,6 +288,13 @@ def test_the_shipped_nli_judge_keeps_identical_answers_together():
     assert model.value == 10.0
 
 
+def test_semantic_entropy_under_model_says_how_many_identical_pairs_it_split():
+    got = get_metric("semantic-entropy")(FOURS, judge=never, identical="model")
+    assert got.value == pytest.approx(np.log(10))
+    assert "the judge put 21 pairs of identical answers" in got.details["warnings"][0]
+    assert "warnings" not in get_metric("semantic-entropy")(FOURS, judge=never).details
+
+
 def test_rarefy_takes_the_same_rule():
     from diveval.meta.rarefy import rarefy
 
