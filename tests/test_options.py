@@ -87,7 +87,13 @@ def test_the_registry_and_the_declarations_agree():
     from diveval.registry import all_metrics
 
     assert len(KNOWN_OPTIONS) == len(OPTIONS)
-    assert set(PER_ITEM_OPTIONS) == {"references", "reference_groups", "logprobs"}
+    assert set(PER_ITEM_OPTIONS) == {
+        "references",
+        "reference_groups",
+        "logprobs",
+        "classes",
+        "quality",
+    }
     taken = {o for m in all_metrics().values() for o in m.options}
     assert taken <= set(KNOWN_OPTIONS)
     # a declared option no metric takes would be a flag that does nothing

@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
 PAIRS = "all-pairs metrics of a corpus"
 AT_K = "numbers at a common k (sets of different sizes)"
+STORED = "equivalence classes a file stores (NoveltyBench's scores.jsonl)"
 
 
 def positive_int(text: str) -> int:
@@ -41,7 +42,9 @@ class Option:
     run is split; ``run``: an option of the whole run (how it scores, e.g. at K responses per
     set), which no metric takes itself. ``metric_defaults``: (metric name pattern, default) pairs
     for the metrics whose reference uses another default than ``default``; the first pattern
-    that matches wins."""
+    that matches wins. ``given_defaults``: (metric name pattern, other option, value pattern,
+    default) rows for a default that depends on another option's value as given (unset: that
+    option's own default); they come before ``metric_defaults``."""
 
     name: str
     help: str
@@ -55,13 +58,24 @@ class Option:
     metavar: Optional[str] = None
     run: bool = False
     metric_defaults: tuple[tuple[str, Any], ...] = ()
+    given_defaults: tuple[tuple[str, str, str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         dashed = self.name.replace("_", "-")
         object.__setattr__(self, "flags", tuple(f.format(name=dashed) for f in self.flags))
 
-    def default_for(self, metric: str) -> Any:
-        """The default of this option for the metric named ``metric``."""
+    def default_for(self, metric: str, **given: Any) -> Any:
+        """The default of this option for the metric named ``metric``, in a call where the other
+        options are ``given`` (those ``given_defaults`` look at)."""
+        for pattern, other, value_pattern, value in self.given_defaults:
+            if not fnmatchcase(metric, pattern):
+                continue
+            chosen = given.get(other)
+            if chosen is None:
+                chosen = OPTION[other].default_for(metric)
+            # a value that is no string (a callable judge) matches no pattern
+            if isinstance(chosen, str) and fnmatchcase(chosen, value_pattern):
+                return value
         for pattern, value in self.metric_defaults:
             if fnmatchcase(metric, pattern):
                 return value
@@ -69,9 +83,13 @@ class Option:
 
     def shown_default(self) -> Any:
         """The default as a help text shows it: the value, or each metric's where they differ."""
-        if not self.metric_defaults:
+        if not self.metric_defaults and not self.given_defaults:
             return self.default
-        shown = [f"{value} for {pattern}" for pattern, value in self.metric_defaults]
+        shown = [
+            f"{value} for {pattern} with {other} {value_pattern}"
+            for pattern, other, value_pattern, value in self.given_defaults
+        ]
+        shown += [f"{value} for {pattern}" for pattern, value in self.metric_defaults]
         if self.default is not None:
             shown.append(f"{self.default} otherwise")
         return "; ".join(shown)
@@ -189,11 +207,14 @@ _MODEL_ROWS = (
         "identical",
         "how two responses with the same text compare in the similarity and equivalence metrics: "
         "one (similarity 1, one class, the model is not asked) or model (the model's or judge's "
-        "own score, as any other pair); unless given, each metric follows its reference; recorded as "
-        "ident:one / ident:model",
+        "own score, as any other pair); unless given, each metric follows its reference, and "
+        "equivalence-classes asks the judge only when it is NoveltyBench's own classifier (hf:), "
+        "the one judge its numbers come from (any other judge's slips would split identical "
+        "answers); recorded as ident:one / ident:model",
         choices=("one", "model"),
         default="one",
-        metric_defaults=(("equivalence-classes", "model"), ("homogenization-*", "model")),
+        metric_defaults=(("homogenization-*", "model"),),
+        given_defaults=(("equivalence-classes", "judge", "hf:*", "model"),),
     ),
     Option(
         "logprobs",
@@ -201,6 +222,25 @@ _MODEL_ROWS = (
         "semantic-entropy weights its classes by probability",
         per_item=True,
         flags=(),
+    ),
+)
+_STORED_ROWS = (
+    Option(
+        "classes",
+        "equivalence-classes from stored classes instead of a judge: the record field holding "
+        "one class label per response (e.g. partition in NoveltyBench's scores.jsonl); in the "
+        "API, one list of labels per set. A record's distinct (NoveltyBench's classes - 1) that "
+        "disagrees with them is reported",
+        per_item=True,
+        metavar="FIELD",
+    ),
+    Option(
+        "quality",
+        "equivalence-classes' utility: the record field holding one quality score per response "
+        "(e.g. generation_scores in NoveltyBench's scores.jsonl; unset: 1 for every response); "
+        "in the API, one list of numbers per set, or a function of a response",
+        per_item=True,
+        metavar="FIELD",
     ),
 )
 _REFERENCE_ROWS = (
@@ -335,6 +375,7 @@ OPTIONS: tuple[Option, ...] = (
     *_kind(REFERENCES, _REFERENCE_ROWS),
     *_kind(PAIRS, _PAIR_ROWS),
     *_kind(AT_K, _AT_K_ROWS),
+    *_kind(STORED, _STORED_ROWS),
     Option(
         "progress", "show progress bars on a terminal (the CLI sets it)", default=False, flags=()
     ),

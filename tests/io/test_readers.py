@@ -17,7 +17,7 @@ import diveval
 from diveval.cli import main
 from diveval.errors import InputError
 from diveval.io.csv_rows import unclosed_quote
-from diveval.io.readers import read_input, read_records
+from diveval.io.readers import read_input, read_records, read_responses
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -263,3 +263,67 @@ def test_the_unclosed_quote_check_agrees_with_the_csv_module(text, tab):
     rows = list(csv.reader(io.StringIO(text + "\nZ" + delimiter + "Z\n", newline=""),
                            delimiter=delimiter))  # fmt: skip
     assert (unclosed_quote(text, delimiter) is None) == (rows[-1] == ["Z", "Z"])
+
+
+#: a record of NoveltyBench's scores.jsonl as the benchmark writes it (NB-Curated, its keys in its
+#: order), the answers shortened; its generations.jsonl holds the first four keys
+NOVELTY_RECORD = {
+    "id": "curated-4",
+    "prompt": "Name a color.",
+    "model": "meta-llama/Llama-3.1-8B-Instruct",
+    "generations": ["Blue.", "Blue.", "Red.", "Blue is a calm color.", "Green."],
+    "partition": [0, 0, 1, 0, 2],
+    "distinct": 2,
+    "generation_scores": [7, 0, 5, 0, 4],
+    "partition_scores": [7, 5, 4],
+    "utility": 3.4,
+}
+
+
+def test_novelty_bench_generations_are_the_set_without_a_flag(tmp_path, capsys):
+    path = tmp_path / "scores.jsonl"
+    second = dict(NOVELTY_RECORD, id="curated-5", generations=["a b", "", "a c", "b", "d"])
+    path.write_text(json.dumps(NOVELTY_RECORD) + "\n" + json.dumps(second) + "\n")
+    data = read_input(str(path))
+    assert data.setting == "sets"
+    assert data.items == [NOVELTY_RECORD["generations"], ["a b", "a c", "b", "d"]]
+    assert data.skipped == (2,)
+    # the fields that hold one entry per answer stay aligned when an empty answer is skipped
+    aligned = read_input(str(path), per_response=("partition", "generation_scores"))
+    assert aligned.column("partition") == [[0, 0, 1, 0, 2], [0, 1, 0, 2]]
+    assert aligned.column("generation_scores")[1] == [7, 5, 0, 4]
+    code, out, _ = run(capsys, "score", path, "-m", "distinct-1", "--json")
+    assert code == 0 and json.loads(out)["items"] == 2
+    # "responses" first when a record holds both; a string is no set of generations
+    both = tmp_path / "both.jsonl"
+    both.write_text(json.dumps(dict(NOVELTY_RECORD, responses=["x", "y"])) + "\n")
+    assert read_input(str(both)).items == [["x", "y"]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(dict(NOVELTY_RECORD, generations="Blue.")) + "\n")
+    with pytest.raises(InputError, match=r'bad\.jsonl:1: "generations" must be a list of strings'):
+        read_input(str(bad))
+    assert read_responses(str(path)) == [
+        *NOVELTY_RECORD["generations"],
+        "a b",
+        "a c",
+        "b",
+        "d",
+    ]
+
+
+def test_fields_of_one_entry_per_response_must_line_up(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(dict(NOVELTY_RECORD, partition=[0, 0, 1])) + "\n")
+    with pytest.raises(InputError, match=r's\.jsonl:1: "partition" has 3 entries for 5 responses'):
+        read_input(str(path), per_response=("partition",))
+    with pytest.raises(InputError, match=r's\.jsonl:1: record has no field "partiton"'):
+        read_input(str(path), per_response=("partiton",))
+
+
+def test_novelty_bench_files_from_shared_data():
+    files = sorted((DATA / "novelty-bench" / "curated").glob("*/*/scores.jsonl"))
+    if not files:
+        pytest.skip("the shared NoveltyBench data is not here")
+    data = read_input(str(files[0]))
+    assert len(data.items) == 70 and all(len(s) == 10 for s in data.items)
+    assert data.items[0] == json.loads(files[0].read_text().splitlines()[0])["generations"]

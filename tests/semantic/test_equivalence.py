@@ -235,17 +235,19 @@ def test_registered_and_cli(tmp_path):
     f = tmp_path / "s.jsonl"
     f.write_text('{"responses": ["same words here", "same words here", "other thing"]}\n')
     cmd = [sys.executable, "-m", "diveval", "score", str(f), "--metric", "equivalence-classes"]
-    # the two copies are one class only with --identical one: by default the judge is asked, as
-    # NoveltyBench asks it, and its BLEU of a 3-word text with itself is below 0.5 (no 4-gram)
+    # the two copies are one class by default (the judge is not NoveltyBench's classifier); with
+    # --identical model the judge is asked, as NoveltyBench asks it, and its BLEU of a 3-word text
+    # with itself is below 0.5 (no 4-gram)
+    out = subprocess.run([*cmd, "--judge", "bleu:0.5", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert '"value": 2.0' in out.stdout
     out = subprocess.run(
-        [*cmd, "--judge", "bleu:0.5", "--identical", "one", "--json"],
+        [*cmd, "--judge", "bleu:0.5", "--identical", "model", "--json"],
         capture_output=True,
         text=True,
     )
-    assert out.returncode == 0, out.stderr
-    assert '"value": 2.0' in out.stdout
-    out = subprocess.run([*cmd, "--judge", "bleu:0.5", "--json"], capture_output=True, text=True)
     assert '"value": 3.0' in out.stdout
+    assert "the judge put 1 pair of identical answers into different classes" in out.stderr
     bad = subprocess.run([*cmd, "--judge", "bleu:x"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "judge threshold" in bad.stderr

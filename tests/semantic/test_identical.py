@@ -13,6 +13,7 @@ import pytest
 
 import diveval
 from diveval.errors import InputError
+from diveval.options import OPTION
 from diveval.registry import all_metrics, get_metric
 from diveval.semantic.identical import same_text
 
@@ -82,8 +83,9 @@ CASES = [
     # NoveltyBench's BLEU: two copies of a 1-word text share no 4-gram, BLEU 0
     ("semantic-entropy", {"judge": "bleu"}, 0.0, math.log(3), "one"),
     ("semantic-entropy", {**NLI, "judge": "nli"}, 0.0, 0.0, "one"),
-    ("equivalence-classes", {"judge": "bleu"}, 1.0, 3.0, "model"),
-    ("equivalence-classes", {"judge": "unigram"}, 1.0, 1.0, "model"),
+    # NoveltyBench's rule (model) only with its own classifier (hf:), not with these judges
+    ("equivalence-classes", {"judge": "bleu"}, 1.0, 3.0, "one"),
+    ("equivalence-classes", {"judge": "unigram"}, 1.0, 1.0, "one"),
     ("vendi", EMB, 1.0, 1.0, "one"),
     ("vendi-ngram", {}, 1.0, 1.0, "one"),
     ("rke", EMB, 1.0, 1.0, "one"),
@@ -175,8 +177,9 @@ def test_spectral_default_is_the_authors_w_for_repeated_answers():
     assert repeated and all(model.items[g] > got.items[g] + 1e-3 for g in repeated)
 
 
-def test_equivalence_default_is_novelty_bench_asking_the_judge():
-    """NoveltyBench's partition asks the judge about every pair, identical or not."""
+def test_equivalence_under_model_is_novelty_bench_asking_the_judge():
+    """NoveltyBench's partition asks the judge about every pair, identical or not: identical="model"
+    is that algorithm; without the benchmark's classifier it is not the default."""
     import sacrebleu
 
     def nb_bleu(a, b):
@@ -194,9 +197,10 @@ def test_equivalence_default_is_novelty_bench_asking_the_judge():
                 if part[j] < 0 and nb_bleu(sets[0][i], sets[0][j]):
                     part[j] = classes
             classes += 1
-    got = get_metric("equivalence-classes")(sets, judge="bleu")
+    got = get_metric("equivalence-classes")(sets, judge="bleu", identical="model")
     assert got.value == classes == 3
-    assert get_metric("equivalence-classes")(sets, judge="bleu", identical="one").value == 2
+    assert "1 pair of identical answers" in got.details["warnings"][0]
+    assert get_metric("equivalence-classes")(sets, judge="bleu").value == 2
 
 
 def test_same_text_mask_and_bad_rule(tmp_path):
@@ -217,3 +221,90 @@ def test_same_text_mask_and_bad_rule(tmp_path):
     assert '"value": 1.0' in out.stdout and "ident:one" in out.stdout
     bad = subprocess.run([*cmd, "--identical", "two"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+# -- equivalence classes: identical answers are one class unless the judge is NoveltyBench's ------
+
+#: one model's ten answers to a "pick a number" prompt, as the NLI judge split them into ten classes
+FOURS = [["4", "4", "4", "4", "4", "1", "5", "6", "4", "4"]]
+
+
+def never(a: str, b: str) -> bool:
+    """A judge that calls no pair equivalent, a copy of a text and the text included."""
+    return False
+
+
+def split_identical_pairs(texts: list[str], labels: list[int]) -> int:
+    return sum(
+        texts[i] == texts[j] and labels[i] != labels[j]
+        for i in range(len(texts))
+        for j in range(i + 1, len(texts))
+    )
+
+
+def test_identical_answers_are_one_class_under_any_judge_but_the_benchmarks():
+    got = get_metric("equivalence-classes")(FOURS, judge=never)
+    labels = got.details["labels"][0]
+    assert split_identical_pairs(FOURS[0], labels) == 0
+    assert got.value == 4.0  # 4, 1, 5, 6
+    assert "ident:one" in got.signature and "warnings" not in got.details
+    for judge in ("bleu", "unigram", "nli", "embedding:0.9", "bertscore"):
+        assert OPTION["identical"].default_for("equivalence-classes", judge=judge) == "one"
+    assert OPTION["identical"].default_for("equivalence-classes") == "one"
+
+
+def test_model_keeps_the_judges_verdict_on_identical_answers_and_says_how_many_it_split():
+    got = get_metric("equivalence-classes")(FOURS, judge=never, identical="model")
+    assert got.value == 10.0 and "ident:model" in got.signature
+    # seven copies of "4": 7 * 6 / 2 = 21 pairs in different classes
+    assert got.details["warnings"] == [
+        "the judge put 21 pairs of identical answers into different classes (in 1 of 1 sets); "
+        "identical='one' (--identical one) makes identical answers one class"
+    ]
+
+
+def test_the_benchmarks_classifier_is_asked_about_identical_answers_by_default(monkeypatch):
+    """hf: is NoveltyBench's own judge: its numbers come from asking it about every pair."""
+    from diveval.semantic import equivalence
+
+    monkeypatch.setattr(equivalence, "make_judge", lambda *a, **k: equivalence.CallableJudge(never))
+    got = get_metric("equivalence-classes")(FOURS, judge="hf:some/classifier")
+    assert got.value == 10.0 and "ident:model" in got.signature
+    assert "21 pairs of identical answers" in got.details["warnings"][0]
+    one = get_metric("equivalence-classes")(FOURS, judge="hf:some/classifier", identical="one")
+    assert one.value == 4.0
+
+
+def test_the_shipped_nli_judge_keeps_identical_answers_together():
+    pytest.importorskip("onnxruntime")
+    try:
+        got = diveval.score(FOURS, ["equivalence-classes"])["equivalence-classes"]
+    except diveval.errors.MissingDependencyError as err:  # pragma: no cover
+        pytest.skip(str(err))
+    assert split_identical_pairs(FOURS[0], got.details["labels"][0]) == 0
+    assert got.value == 4.0 and "ident:one" in got.signature
+    # asked, the shipped model calls no two copies of "4" equivalent: ten classes
+    model = diveval.score(FOURS, ["equivalence-classes"], identical="model")["equivalence-classes"]
+    assert model.value == 10.0
+
+
+def test_semantic_entropy_under_model_says_how_many_identical_pairs_it_split():
+    got = get_metric("semantic-entropy")(FOURS, judge=never, identical="model")
+    assert got.value == pytest.approx(np.log(10))
+    assert "the judge put 21 pairs of identical answers" in got.details["warnings"][0]
+    assert "warnings" not in get_metric("semantic-entropy")(FOURS, judge=never).details
+
+
+def test_rarefy_takes_the_same_rule():
+    from diveval.meta.rarefy import rarefy
+
+    one = rarefy(FOURS, "classes", judge=never, rarefy_resamples=5)
+    model = rarefy(FOURS, "classes", judge=never, identical="model", rarefy_resamples=5)
+    assert one[0].curve.empirical == 4.0 and "ident:one" in one[0].signature
+    assert model[0].curve.empirical == 10.0 and "ident:model" in model[0].signature
+
+
+def test_help_says_the_judge_decides_equivalence_classes_default():
+    assert OPTION["identical"].shown_default() == (
+        "model for equivalence-classes with judge hf:*; model for homogenization-*; one otherwise"
+    )

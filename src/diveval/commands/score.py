@@ -31,6 +31,8 @@ EPILOG = """examples:
   diveval score items.jsonl -m ref-bleu-4 --reduction max   {"response": ..., "references": [...]}
   diveval score responses.txt -m mattr --join sorted   joined in code-point order, not as given
   diveval score sets.jsonl --by system --at-k 5    every set-level metric at 5 responses per set
+  diveval score scores.jsonl -m equivalence-classes --classes partition --quality generation_scores
+                                                   NoveltyBench's stored classes, no judge asked
 """
 
 
@@ -56,6 +58,7 @@ def add_parser(sub):
         p, "tokenizer", "lowercase", "join", "vocab", "aligner", "reduction", "smoothing", "variant"
     )
     add_at_k_options(p)
+    add_option_flags(p, "classes", "quality")
     p.add_argument(
         "--items",
         nargs="?",
@@ -150,6 +153,13 @@ def _refuse_mixed_modes(args) -> None:
             )
         if args.engine != "local":
             raise InputError("--level runs in one process: not with --engine ray")
+    if (args.classes or args.quality) and (
+        args.level or args.across or args.memory or args.at_k is not None
+    ):
+        raise InputError(
+            "--classes and --quality go with a whole run or --shard: not with --level, --across, "
+            "--memory or --at-k"
+        )
     if args.across:
         if not args.by:
             raise InputError("--across compares systems: add --by FIELD naming the system field")
@@ -177,10 +187,14 @@ def run(args) -> int:
         raise InputError("--items without a FILE adds per-item values to --json output: add --json")
     if args.summary and not args.by:
         raise InputError("--summary writes one row per --by group: add --by COLUMN")
-    data = read_input(args.input, args.format, args.field)
+    stored = [f for f in (args.classes, args.quality) if f]
+    data = read_input(args.input, args.format, args.field, per_response=stored)
     note = data.skipped_note()
     if note:
         print(f"diveval: note: {note}", file=sys.stderr)
+    if args.classes:
+        for line in distinct_disagreements(data, args.classes):
+            print(f"diveval: warning: {line}", file=sys.stderr)
     options = {**metric_options(args), "progress": True}
     if args.shard or args.state:
         return _run_shard(args, data, _with_references(options, data.records))
@@ -274,12 +288,48 @@ def _score(items, metrics, engine, options, models=None):
     return score(items, metrics, engine=engine, models=models, **options)
 
 
+#: The most records whose ``distinct`` disagrees with their classes that are named one by one.
+SHOWN_DISAGREEMENTS = 5
+
+
+def distinct_disagreements(data, field: str) -> list[str]:
+    """One line per record whose ``distinct`` disagrees with the classes in ``field`` (the first
+    ``SHOWN_DISAGREEMENTS``, then how many more): NoveltyBench stores distinct as the highest
+    0-based label, the number of classes - 1. Records without a number there are passed over."""
+    out = []
+    for rec in data.records:
+        distinct, labels = rec.get("distinct"), rec.get(field)
+        if isinstance(distinct, bool) or not isinstance(distinct, (int, float)):
+            continue
+        if not isinstance(labels, list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in labels
+        ):
+            continue  # the metric reports labels that are not labels, as an error
+        classes = len(set(labels))
+        if distinct != classes - 1:
+            out.append(
+                f'{data.path}:{rec.get("_line")}: "distinct" is {distinct:g}, but "{field}" '
+                f"has {classes} classes (NoveltyBench's distinct is the classes - 1 = "
+                f'{classes - 1}); the classes are counted from "{field}"'
+            )
+    if len(out) > SHOWN_DISAGREEMENTS:
+        more = len(out) - SHOWN_DISAGREEMENTS
+        out = out[:SHOWN_DISAGREEMENTS] + [
+            f'{data.path}: {more} more record{"s" if more > 1 else ""} whose "distinct" '
+            f'disagrees with "{field}"'
+        ]
+    return out
+
+
 def _with_references(options: dict, records: Sequence) -> dict:
-    """The per-item fields of the records (references, reference groups, log-probabilities), for
-    the metrics that take them."""
+    """The per-item fields of the records (references, reference groups, log-probabilities, and
+    the fields --classes and --quality name), for the metrics that take them."""
     from ..io.readers import has_field
 
     out = dict(options)
+    for name in ("classes", "quality"):  # a field name on the command line: its lists here
+        if isinstance(options.get(name), str):
+            out[name] = [r.get(options[name]) for r in records]
     if has_field(records, "reference_groups"):  # LSDSCC
         out["reference_groups"] = [r.get("reference_groups") for r in records]
     if has_field(records, "references"):  # the multi-reference metrics (ref-*)

@@ -3,12 +3,15 @@
 Formats, by file ending (or ``fmt=`` / ``--format``; the table of them is ``io.formats``):
 - ``.txt``: one response per line -> corpus.
 - ``.jsonl``: one JSON object per line; ``.json``: JSON lines, or one JSON array (of objects, of
-  strings, or of lists of strings). In objects the text is ``"responses"`` (a list -> sets) or
-  ``"response"`` (a string -> corpus), or the field named by ``field=`` / ``--field`` (e.g.
-  DailyDialog++'s ``positive_responses``). ``"references"`` (SCARCE's ``"all_references"`` too)
+  strings, or of lists of strings). In objects the text is ``"responses"`` (a list -> sets),
+  ``"response"`` (a string -> corpus) or ``"generations"`` (a list -> sets: NoveltyBench's
+  ``generations.jsonl`` / ``scores.jsonl``), the first of them a record holds, or the field named
+  by ``field=`` / ``--field`` (e.g. DailyDialog++'s ``positive_responses``). ``"references"`` (SCARCE's ``"all_references"`` too)
   and ``"reference_groups"`` feed the reference-based metrics. ``"logprobs"`` beside a
   ``"responses"`` list: one sequence log-probability per response, in the same order
   (semantic-entropy weights its classes by them); dropped with the empty responses they align with.
+  The fields named by ``per_response=`` (a stored partition, per-response scores) are checked and
+  dropped the same way: one entry per response of the set.
 - ``.csv`` / ``.tsv``: a ``response`` column (or the column named by ``field=`` / ``--column``)
   -> corpus; ``resp_0..resp_k`` columns -> sets (the Tevet & Berant format).
 - ``.parquet`` and a Hugging Face ``datasets`` folder (``save_to_disk``): records as above.
@@ -43,8 +46,11 @@ from .json_records import jsonl_records
 __all__ = ["FORMATS", "InputData", "read", "read_input", "read_records", "read_responses"]
 
 STDIN = "-"
-#: Record fields that hold a response text (or list of them) when no field is named.
-TEXT_FIELDS = ("responses", "response")
+#: Record fields that hold a response text (or list of them) when no field is named, the first
+#: one a record holds (NoveltyBench's files hold their k answers under "generations").
+TEXT_FIELDS = ("responses", "response", "generations")
+#: Of those, the ones whose name says several responses: a string there is an error.
+LIST_FIELDS = ("responses", "generations")
 
 
 class LineRecords(Sequence):
@@ -169,22 +175,35 @@ def _pairs(path: str, fmt: Format, text: str | None = None) -> Iterable[tuple[in
     return fmt.rows(path, read_text(path) if text is None else text)
 
 
-def read_input(path: str, fmt: str | None = None, field: str | None = None) -> InputData:
+def read_input(
+    path: str,
+    fmt: str | None = None,
+    field: str | None = None,
+    per_response: Sequence[str] = (),
+) -> InputData:
     """What ``diveval score`` scores: the items of a file, their records, the skipped empties.
 
     field: the record field (JSON, Parquet, datasets) or CSV column that holds the responses.
+    per_response: record fields that hold one entry per response of a set (e.g. a stored
+    partition): each record must hold a list of the set's length there, and the entries of the
+    empty responses that are skipped are dropped with them, so the lists stay aligned.
     """
     form = detect(path, fmt)
     shown = "<stdin>" if path == STDIN else path
     text = None if form.binary else read_text(path)
     if path == STDIN and not fmt:
         form = sniff(text or "", field)
+    if per_response and form.shape != RECORDS:
+        names = ", ".join(per_response)
+        raise InputError(f"fields with one entry per response ({names}) need JSON records", shown)
     if form.shape == LINES:
         if field:
             raise InputError("--field/--column applies to JSON, CSV, Parquet and datasets", shown)
         data = _read_txt(shown, text or "")
     elif form.shape == RECORDS:
-        data = _from_records(shown, _pairs(shown, form, text), field, unit=form.unit)
+        data = _from_records(
+            shown, _pairs(shown, form, text), field, unit=form.unit, per_response=per_response
+        )
     else:
         data = _read_csv(shown, text or "", field, tab=form.tab)
     if not data.items:
@@ -193,12 +212,19 @@ def read_input(path: str, fmt: str | None = None, field: str | None = None) -> I
     return data
 
 
-def read(path: str, format: str | None = None, field: str | None = None) -> InputData:
+def read(
+    path: str,
+    format: str | None = None,
+    field: str | None = None,
+    per_response: Sequence[str] = (),
+) -> InputData:
     """What ``diveval score PATH`` would score: ``.items`` (a corpus or sets, ready for
     :func:`diveval.score`), ``.setting``, ``.records`` (every input field, with ``_line``) and
     ``.skipped`` (lines of the empty responses left out); ``len(data)`` is the number of items
     (responses in the corpus setting, sets in the sets setting). ``format`` and ``field`` are the
-    CLI's ``--format`` and ``--field``.
+    CLI's ``--format`` and ``--field``; ``per_response``: record fields with one entry per
+    response (a stored ``partition``, ``generation_scores``), checked and kept aligned with the
+    responses (``data.column(name)`` gives them, one list per set).
 
     >>> import diveval, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "r.txt")
@@ -207,7 +233,7 @@ def read(path: str, format: str | None = None, field: str | None = None) -> Inpu
     >>> data.items, data.skipped, len(data)
     (['a b', 'b c'], (2,), 2)
     """
-    return read_input(path, format, field)
+    return read_input(path, format, field, per_response)
 
 
 def _read_txt(path: str, text: str) -> InputData:
@@ -273,10 +299,14 @@ def _expand(rec: dict[str, Any], field: str | None) -> list[tuple[dict[str, Any]
 
 
 def _from_records(
-    path: str, pairs: Iterable[tuple[int, Any]], field: str | None, unit: str = "line"
+    path: str,
+    pairs: Iterable[tuple[int, Any]],
+    field: str | None,
+    unit: str = "line",
+    per_response: Sequence[str] = (),
 ) -> InputData:
     """Items from JSON / Parquet / datasets records (see the module docstring)."""
-    reader = _RecordReader(path, unit)
+    reader = _RecordReader(path, unit, per_response)
     for where, rec in pairs:
         if isinstance(rec, str):
             rec = {"response": rec}
@@ -294,8 +324,9 @@ def _from_records(
 class _RecordReader:
     """Validates records one by one and collects their items, records and skipped empties."""
 
-    def __init__(self, path: str, unit: str):
+    def __init__(self, path: str, unit: str, per_response: Sequence[str] = ()):
         self.path, self.unit = path, unit
+        self.per_response = tuple(per_response)
         self.items: list = []
         self.records: list[dict[str, Any]] = []
         self.skipped: list[int] = []
@@ -324,13 +355,33 @@ class _RecordReader:
             )
         return [float(x) for x, t in zip(value, texts) if not _is_empty(t)]
 
+    def aligned(self, rec: dict[str, Any], name: str, texts: list[str], where: int) -> list:
+        """Field ``name`` of ``rec``: a list with one entry per response, less the empty
+        responses' entries."""
+        if name not in rec:
+            names = [str(k) for k in rec]
+            raise self.error(
+                f'record has no field "{name}"{did_you_mean(name, names)}; its fields are '
+                f"{', '.join(names)}",
+                where,
+            )
+        value = rec[name]
+        if not isinstance(value, list):
+            raise self.error(
+                f'"{name}" must be a list, one entry per response, got {type(value).__name__}',
+                where,
+            )
+        if len(value) != len(texts):
+            raise self.error(f'"{name}" has {len(value)} entries for {len(texts)} responses', where)
+        return [x for x, t in zip(value, texts) if not _is_empty(t)]
+
     def add(self, rec: dict[str, Any], field: str | None, where: int) -> None:
         key = field or next((k for k in TEXT_FIELDS if k in rec), None)
         if key is None:
             fields = ", ".join(_text_fields(rec)) or "no text field"
             raise self.error(
-                f'record has neither "responses" (a list) nor "response" (a string); it has '
-                f"{fields}: name one with --field",
+                f'record has neither "responses" (a list), "generations" (a list) nor '
+                f'"response" (a string); it has {fields}: name one with --field',
                 where,
             )
         if key not in rec:
@@ -348,13 +399,19 @@ class _RecordReader:
             )
         value = rec[key]
         item: Any
-        if key == "responses" and not isinstance(value, list):  # the name says several
+        if key in LIST_FIELDS and not isinstance(value, list):  # the name says several
             raise self.error(
-                f'"responses" must be a list of strings, got {type(value).__name__} '
+                f'"{key}" must be a list of strings, got {type(value).__name__} '
                 '(one response per record goes in "response")',
                 where,
             )
         if isinstance(value, str):
+            if self.per_response:
+                raise self.error(
+                    f'"{self.per_response[0]}" holds one entry per response of a set, but '
+                    f'"{key}" is one response (a string)',
+                    where,
+                )
             kind, item = CORPUS, value
             if _is_empty(value):
                 self.skipped.append(where)
@@ -364,6 +421,8 @@ class _RecordReader:
             kind, item = SETS, [t for t in texts if not _is_empty(t)]
             if "logprobs" in rec:
                 rec["logprobs"] = self.logprobs(rec["logprobs"], texts, where)
+            for name in self.per_response:
+                rec[name] = self.aligned(rec, name, texts, where)
             self.skipped.extend([where] * (len(texts) - len(item)))
             if not item:
                 return
@@ -417,8 +476,9 @@ def read_records(path: str, fmt: str | None = None) -> list[dict[str, Any]]:
     return records
 
 
-#: Keys that hold responses in the JSON formats diveval reads (DailyDialog++ included).
-RESPONSE_KEYS = ("response", "responses", "positive_responses")
+#: Keys that hold responses in the JSON formats diveval reads (DailyDialog++ and NoveltyBench
+#: included).
+RESPONSE_KEYS = ("response", "responses", "positive_responses", "generations")
 
 
 def read_responses(path: str, fmt: str | None = None) -> list[str]:

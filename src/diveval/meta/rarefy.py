@@ -42,7 +42,6 @@ from ..lexical.expected import set_incidences
 from ..options import OPTION
 from ..results import SETS, make_signature
 from ..semantic.equivalence import JudgeOptions, partition
-from ..semantic.identical import check_identical
 from ..text.prepared import prepare
 from .rarefaction import Curve, curve, default_sizes, feasible, finite_or_none
 
@@ -51,20 +50,19 @@ _NGRAMS = re.compile(r"^([1-9])-grams?$")
 NAMES = {0: "richness", 1: "shannon", 2: "simpson"}
 #: What the partition into classes takes, read from its declarations (the judge's models and
 #: settings, ``JudgeOptions``; its own keyword options) so that an option added there reaches
-#: rarefy too; quality and patience shape the utility only, never the classes.
+#: rarefy too; quality and patience shape the utility only, never the classes, and stored
+#: classes are no judge.
 JUDGE_OPTIONS = (
     "judge",
     *(
         name
         for name, p in inspect.signature(partition).parameters.items()
-        if p.kind is p.KEYWORD_ONLY and name not in ("quality", "patience", "context")
+        if p.kind is p.KEYWORD_ONLY and name not in ("classes", "quality", "patience", "context")
     ),
     *sorted(JudgeOptions.__required_keys__ | JudgeOptions.__optional_keys__),
 )
 #: What the n-gram measures take: the tokenization of :func:`diveval.text.prepared.prepare`.
 NGRAM_OPTIONS = ("tokenizer", "lowercase")
-#: the rule for identical texts is equivalence-classes' (the judge decides them too, by default)
-_IDENTICAL_AS = "equivalence-classes"
 
 
 @dataclass(frozen=True)
@@ -148,10 +146,11 @@ def abundances(
             + ", ".join(allowed)
         )
     if kind == "classes":
-        rule = check_identical(options.pop("identical", None), _IDENTICAL_AS)
-        judged = partition(sets, judge or "nli", identical=rule, context=context, **options)
+        # the rule for identical texts is equivalence-classes' (one class unless the judge is
+        # NoveltyBench's own classifier), resolved by partition for this judge
+        judged = partition(sets, judge or "nli", context=context, **options)
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
-        return vectors, None, {"judge": judged.judge, "rep": "first", "ident": rule}
+        return vectors, None, {"judge": judged.judge, "rep": "first", "ident": judged.identical}
 
     prep = prepare([list(s) for s in sets], tokenizer or "whitespace", bool(lowercase), SETS)
     type_group, incidence, _ = set_incidences(prep, int(n or 1))

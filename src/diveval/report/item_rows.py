@@ -2,7 +2,9 @@
 
 Item rows: one per set (sets setting) or response (corpus), with the input record's own fields
 (ids, system, human scores; nested values as JSON text in CSV) and one column per metric that has
-per-item values. Group rows (``--by``): one per group, with its size (``_n``), each metric's
+per-item values, and beside it the per-set details a reader needs to see what was counted: the
+class of each response (``METRIC.labels``, e.g. ``equivalence-classes.labels`` = ``[0, 0, 1]``:
+the first two responses were grouped) and equivalence-classes' utility (``METRIC.utility``). Group rows (``--by``): one per group, with its size (``_n``), each metric's
 value, and the mean of every numeric record field of the group (e.g. a human score per system;
 never an id).
 """
@@ -17,7 +19,16 @@ from ..io.formats import for_writing
 from ..io.numbers import is_label, numbers_of
 from ..io.writers import write_atomic
 
-_TEXT_FIELDS = {"responses", "response", "references", "all_references", "reference_groups"}
+_TEXT_FIELDS = {
+    "responses",
+    "response",
+    "generations",
+    "references",
+    "all_references",
+    "reference_groups",
+}
+#: Per-set details that go into item rows as ``METRIC.KEY`` columns.
+ITEM_DETAILS = ("labels", "utility")
 
 
 def _record_fields(rec: dict[str, Any]) -> dict[str, Any]:
@@ -36,8 +47,24 @@ def item_rows(data, groups: dict, results: dict, by: str | None) -> list[dict[st
             for name, s in scores.items():
                 if s.items is not None and len(s.items) == len(index):
                     row[name] = float(s.items[k])
+                    row.update(_item_details(name, s.details, k, len(index)))
             rows.append(row)
     return rows
+
+
+def _item_details(name: str, details: Any, k: int, n: int) -> dict[str, Any]:
+    """The ``ITEM_DETAILS`` of set ``k`` (of ``n``) as ``METRIC.KEY`` columns: class labels as a
+    list of numbers (semantic-entropy keeps them as a string, "0 1 0"), numbers as floats."""
+    out: dict[str, Any] = {}
+    for key in ITEM_DETAILS:
+        value = details.get(key)
+        if value is None or not hasattr(value, "__len__") or len(value) != n:
+            continue
+        v = value[k]
+        if isinstance(v, str):
+            v = [int(x) for x in v.split()]
+        out[f"{name}.{key}"] = [int(x) for x in v] if isinstance(v, (list, tuple)) else float(v)
+    return out
 
 
 def summary_rows(data, groups: dict, results: dict, by: str) -> list[dict[str, Any]]:

@@ -19,7 +19,8 @@ from ..io.formats import for_ray
 from ..results import CORPUS, SETS
 from .ray_session import start_ray
 
-FIELDS = ("responses", "response", "text")  # the local readers' defaults, in order
+#: the local readers' defaults (``io.readers.TEXT_FIELDS``), in order, then Ray's text column
+FIELDS = ("responses", "response", "generations", "text")
 
 
 def read_dataset(path: str, field: str | None = None, address: str | None = None) -> Any:

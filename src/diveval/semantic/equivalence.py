@@ -68,11 +68,22 @@ paper defines distinct_k. Its classifier judge's word-overlap rule for texts of 
 belongs to its classifier, not to the partition: the ``hf:`` judge applies it, the other judges do
 not.
 
-Identical texts (``identical=``): ``"model"`` (the default, as ``partition.py``) asks the judge about
-them like any other pair, so NoveltyBench's BLEU judge calls two copies of a text shorter than 4
-words different (no 4-grams: BLEU 0), and its classifier's short-response rule two copies of "no no
-no no" (1 shared word, 4 words); ``"one"`` puts them in one class without asking the judge. See
-:mod:`diveval.semantic.identical`; the signature says which (``ident:``).
+Identical texts (``identical=``): ``"one"`` puts them in one class without asking the judge;
+``"model"`` asks the judge about them like any other pair, as ``partition.py`` does. The default
+depends on the judge: ``model`` for NoveltyBench's own classifier (``hf:``), whose numbers come
+from asking it about every pair (its short-response rule even calls two copies of "no no no no"
+different: 1 shared word, 4 words); ``one`` for every other judge, whose errors would otherwise
+split identical answers (the NLI judge made ten classes of "4, 4, 4, 4, 4, 1, 5, 6, 4, 4", and
+NoveltyBench's BLEU judge calls two copies of a text shorter than 4 words different: no 4-grams,
+BLEU 0). Under ``model``, a partition that puts identical texts into different classes says so
+in a warning, with the number of pairs it split. See :mod:`diveval.semantic.identical`; the
+signature says which rule (``ident:``).
+
+Stored classes (``classes=``): one list of class labels per set, one label per generation (e.g.
+the ``partition`` field of NoveltyBench's ``scores.jsonl``, with ``quality=`` its
+``generation_scores``), used instead of a judge: no judge is asked, and the signature says
+``classes:given``. Labels are any non-negative integers; classes are renumbered in order of first
+appearance (as NoveltyBench numbers them), so distinct_k is the number of different labels.
 
 Judge calls are batched across sets (one model call per generation position) and cached per run
 (``RunContext``): the same ordered pair is never judged twice.
@@ -103,10 +114,11 @@ from ..models.embedders import embedder_for
 from ..models.offline import error_line
 from ..models.resolve import answers_model_for, nli_for
 from ..models.similarity import load_pair_classifier
+from ..options import OPTION
 from ..results import SETS, Score, make_signature
 from .embedding_diversity import unit_rows
 from .homogenization import rouge_tokens
-from .identical import MODEL, ONE, check_identical
+from .identical import MODEL, ONE, check_identical, split_warning
 
 DEFAULT_PATIENCE = 0.8
 DEFAULT_THRESHOLDS = {
@@ -552,13 +564,16 @@ class Partition:
     labels: list[list[int]]
     distinct: np.ndarray
     utility: np.ndarray
-    judge: str  # the judge's name, for signatures
+    judge: str  # the judge's name, for signatures ("given" for stored classes)
+    identical: Optional[str] = None  # the rule for identical texts; None for stored classes
+    warnings: tuple[str, ...] = ()
 
 
 def partition(
     sets: Any,
-    judge: Any = "nli",
+    judge: Any = None,
     *,
+    classes: Optional[Sequence[Sequence[int]]] = None,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
     identical: Optional[str] = None,
@@ -567,9 +582,11 @@ def partition(
 ) -> Partition:
     """Partition each set into equivalence classes (see the module docstring).
 
-    quality: None (1 for every generation), a function of one generation, or one list of numbers
-    per set, parallel to its generations. judge_options: the judge's models and the run's model
-    ``settings`` (or a direct call's keywords, device=...).
+    judge: the judge's spec (None: the ``judge`` option's default, ``nli``). classes: stored
+    classes instead of a judge, one list of labels per set. quality: None (1 for every
+    generation), a function of one generation, or one list of numbers per set, parallel to its
+    generations. judge_options: the judge's models and the run's model ``settings`` (or a direct
+    call's keywords, device=...).
     """
     items = require_sets(sets, "equivalence-classes")
     if any(len(s) == 0 for s in items):
@@ -577,14 +594,62 @@ def partition(
     if not 0 < patience <= 1:
         raise InputError(f"patience must be in (0, 1], got {patience}")
     qualities = _qualities(items, quality)
-    context = context if context is not None else RunContext()
-    cached = run_judge(judge, context, judge_options)
-    labels = partition_sets(items, cached, check_identical(identical, "equivalence-classes"))
+    rule: Optional[str] = None
+    if classes is not None:
+        for given, flag in ((judge, "judge (--judge)"), (identical, "identical (--identical)")):
+            if given is not None:
+                raise InputError(
+                    f"equivalence-classes: the classes are given, so no judge is asked: leave "
+                    f"out {flag}"
+                )
+        labels = given_labels(items, classes)
+        name = "given"
+        # a stored partition may split identical answers too (NoveltyBench's curated-61)
+        warning = split_warning(items, labels, "the given classes", "they are used as given")
+    else:
+        judge = OPTION["judge"].default if judge is None else judge
+        rule = check_identical(identical, "equivalence-classes", judge=judge)
+        context = context if context is not None else RunContext()
+        cached = run_judge(judge, context, judge_options)
+        labels = partition_sets(items, cached, rule)
+        name = cached.name
+        warning = split_warning(items, labels) if rule == MODEL else None
     distinct = np.array([max(lab) + 1 for lab in labels], dtype=np.float64)
     utility = np.array(
         [patience_utility(lab, q, patience) for lab, q in zip(labels, qualities)], dtype=np.float64
     )
-    return Partition(labels, distinct, utility, cached.name)
+    return Partition(labels, distinct, utility, name, rule, (warning,) if warning else ())
+
+
+def given_labels(items: list[list[str]], classes: Any) -> list[list[int]]:
+    """Stored classes, checked (one non-negative integer per generation of every set) and
+    renumbered in order of first appearance."""
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Sequence):
+        raise InputError(
+            "equivalence-classes: classes must be one list of labels per set (the CLI's "
+            f"--classes names the record field that holds them), got {type(classes).__name__}"
+        )
+    if len(classes) != len(items):
+        raise InputError(
+            f"equivalence-classes: classes has {len(classes)} lists for {len(items)} sets"
+        )
+    out = []
+    for g, (row, texts) in enumerate(zip(classes, items)):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
+            raise InputError(f"set {g}: the classes must be a list of labels, got {row!r}")
+        labels = list(row)
+        if len(labels) != len(texts):
+            raise InputError(f"set {g}: {len(labels)} class labels for {len(texts)} generations")
+        bad = [
+            x
+            for x in labels
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 0
+        ]
+        if bad:
+            raise InputError(f"set {g}: a class label is a non-negative integer, got {bad[0]!r}")
+        first: dict[int, int] = {}
+        out.append([first.setdefault(int(x), len(first)) for x in labels])
+    return out
 
 
 def _qualities(items: list[list[str]], quality: Any) -> list[list[float]]:
@@ -592,10 +657,35 @@ def _qualities(items: list[list[str]], quality: Any) -> list[list[float]]:
         return [[1.0] * len(s) for s in items]
     if callable(quality):
         return [[float(quality(t)) for t in s] for s in items]
-    out = [[float(q) for q in row] for row in quality]
-    if len(out) != len(items) or any(len(q) != len(s) for q, s in zip(out, items)):
-        raise InputError("quality must give one number per generation of every set")
+    if isinstance(quality, (str, bytes)) or not isinstance(quality, Sequence):
+        raise InputError(
+            "quality must be a function or one list of numbers per set (the CLI's --quality "
+            f"names the record field that holds them), got {type(quality).__name__}"
+        )
+    if len(quality) != len(items):
+        raise InputError(f"quality has {len(quality)} lists for {len(items)} sets")
+    out = []
+    for g, (row, texts) in enumerate(zip(quality, items)):
+        numbers = _numbers(row)
+        if numbers is None or len(numbers) != len(texts):
+            raise InputError(
+                f"set {g}: quality must give one number per generation, finite ({len(texts)} here), "
+                f"got {row!r}"
+            )
+        out.append(numbers)
     return out
+
+
+def _numbers(row: Any) -> list[float] | None:
+    """``row`` as finite floats, or None when it is not a list of finite numbers."""
+    if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
+        return None
+    if any(
+        isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)) for x in row
+    ):
+        return None
+    numbers = [float(x) for x in row]
+    return numbers if all(np.isfinite(numbers)) else None
 
 
 def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
@@ -608,9 +698,10 @@ def _per_set_lists(labels: list[list[int]]) -> np.ndarray:
 
 def equivalence_classes(
     sets: Any,
-    judge: Any = "nli",
+    judge: Any = None,
     *,
     progress: Optional[bool] = None,
+    classes: Optional[Sequence[Sequence[int]]] = None,
     quality: Callable[[str], float] | Sequence[Sequence[float]] | None = None,
     patience: float = DEFAULT_PATIENCE,
     identical: Optional[str] = None,
@@ -619,37 +710,43 @@ def equivalence_classes(
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
-    identical: "model" (default, as NoveltyBench: the judge decides identical texts too) or "one"
-    (identical texts are one class without asking the judge).
+    judge: the judge (None: ``nli``). classes: stored classes instead of a judge, one list of
+    labels per set (e.g. NoveltyBench's ``partition``). identical: "one" (identical texts are one
+    class without asking the judge) or "model" (the judge decides identical texts too, as
+    NoveltyBench); None: "model" for an ``hf:`` judge, "one" for any other.
 
-    ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation).
+    ``details``: ``utility`` (per set), ``utility_mean``, ``labels`` (class of each generation),
+    and ``warnings`` when identical generations were put into different classes.
     """
     del progress
-    rule = check_identical(identical, "equivalence-classes")
-    context = context if context is not None else RunContext()
     result = partition(
         sets,
         judge,
+        classes=classes,
         quality=quality,
         patience=patience,
-        identical=rule,
-        context=context,
+        identical=identical,
+        context=context if context is not None else RunContext(),
         **options,
+    )
+    source: dict[str, Any] = (
+        {"classes": "given"} if classes is not None else {"judge": result.judge, "rep": "first"}
     )
     sig = make_signature(
         "equivalence-classes",
-        judge=result.judge,
-        rep="first",
+        **source,
         patience=patience,
         quality="given" if quality is not None else "1",
-        ident=rule,
+        ident=result.identical,
         setting=SETS,
     )
-    details = {
+    details: dict[str, Any] = {
         "utility": result.utility,
         "utility_mean": float(result.utility.mean()),
         "labels": _per_set_lists(result.labels),
     }
+    if result.warnings:
+        details["warnings"] = list(result.warnings)
     return Score(
         "equivalence-classes", float(result.distinct.mean()), sig, SETS, result.distinct, details
     )

@@ -332,7 +332,8 @@ HOMOGENIZATION = [
 def _equivalence_classes(sets, judge=None, context=None, **options):
     from .equivalence import equivalence_classes
 
-    return equivalence_classes(sets, judge or OPTION["judge"].default, context=context, **options)
+    # judge unset (None): the implementation's default, unless stored classes stand in for it
+    return equivalence_classes(sets, judge, context=context, **options)
 
 
 #: The options of the metrics that partition a set with a judge: how it judges, and its models.
@@ -344,10 +345,11 @@ EQUIVALENCE = [
         "equivalence-classes",
         "distinct_k: number of equivalence classes of a set under a judge (nli | embedding | bleu | "
         "NoveltyBench's unigram, bertscore and hf: trained classifier), "
-        "greedy in order; details: patience-weighted utility, p=0.8 (NoveltyBench)",
+        "greedy in order, or the classes a file stores (NoveltyBench's partition); details: "
+        "patience-weighted utility, p=0.8 (NoveltyBench)",
         _equivalence_classes,
         settings=(SETS,),
-        options=(*_JUDGED, *_JUDGE_MODELS),
+        options=(*_JUDGED, "classes", "quality", *_JUDGE_MODELS),
         extra="nli",
         model="nli",
         direction="higher",

@@ -58,7 +58,7 @@ from ..data import require_sets, sequence_probabilities, set_logprobs
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .equivalence import Judge, JudgeOptions, run_judge
-from .identical import ONE, check_identical
+from .identical import MODEL, ONE, check_identical, split_warning
 
 
 def semantic_ids(equivalent: np.ndarray) -> list[int]:
@@ -136,7 +136,8 @@ def semantic_entropy(
     "embedding[:T]", "bleu[:T]" or a callable. logprobs: one list per set, one sequence
     log-probability per response (likelihood-weighted); None: count-weighted. ``details``:
     ``classes`` (per set) and ``labels`` (per set, the class of each response as a string of
-    numbers, e.g. "0 1 0"). identical: "one" (default: identical texts are one class, unasked)
+    numbers, e.g. "0 1 0"), and ``warnings`` when identical responses ended in different classes
+    (under "model" only). identical: "one" (default: identical texts are one class, unasked)
     or "model" (the judge decides them too). judge_options: the judge's ``nli_model`` or
     ``embedding_model`` and how they run (the run's ``settings``, or device=..., precision=...).
     """
@@ -165,9 +166,13 @@ def semantic_entropy(
         ident=rule,
         setting=SETS,
     )
-    details = {
+    details: dict[str, Any] = {
         "classes": np.array([max(ids) + 1 for ids in labels], dtype=np.float64),
         # one string per set ("0 1 0"): a plain array, so shard files can hold it
         "labels": np.array([" ".join(map(str, ids)) for ids in labels]),
     }
+    # under "model" a judge's slip on two copies of a text shows in the entropy: say so
+    warning = split_warning(items, labels) if rule == MODEL else None
+    if warning:
+        details["warnings"] = [warning]
     return Score("semantic-entropy", float(values.mean()), sig, SETS, values, details)
