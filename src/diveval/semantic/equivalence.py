@@ -68,8 +68,10 @@ words different (no 4-grams: BLEU 0), and its classifier's short-response rule t
 no no" (1 shared word, 4 words); ``"one"`` puts them in one class without asking the judge. See
 :mod:`diveval.semantic.identical`; the signature says which (``ident:``).
 
-Judge calls are batched across sets (one model call per generation position) and cached per run
-(``RunContext``): the same ordered pair is never judged twice.
+The judge is asked only the pairs NoveltyBench's loop asks (a generation against the earlier
+classes' representatives in order, up to the first equivalent one: ``partition_sets``), batched
+across sets (one judge call per generation position), and cached per run (``RunContext``): the
+same ordered pair is never judged twice.
 """
 
 from __future__ import annotations
@@ -457,33 +459,46 @@ def partition_sets(
 ) -> list[list[int]]:
     """Class index of every generation of every set (classes numbered in order of opening).
 
-    Batched over sets: at generation position j, every set's pairs (representative of each open
-    class, generation j) go to the judge in one call; a generation joins the first class in order
-    of opening whose representative is judged equivalent. identical: "model" (ask the judge
-    about identical texts too) or "one" (identical texts are equivalent, unasked).
+    In NoveltyBench's order (its ``partition_responses``): the first generation not yet in a
+    class opens one and is its representative, and the judge is asked about (representative,
+    g) for every later generation g not yet in a class. So a generation is compared with the
+    representatives of the earlier classes in order until one is equivalent, and never after:
+    the judge sees only the pairs NoveltyBench's loop asks, ``expected_judged`` of them.
+    Answer-major order (each generation against every earlier class at once) gives the same
+    classes but also judges the classes after the one it joins.
+
+    Batched over sets: at position i, the pairs of every set whose generation i opens a class
+    go to the judge in one call (at most one call per position). identical: "model" (ask the
+    judge about identical texts too) or "one" (identical texts are equivalent, unasked).
     """
     skip = identical == ONE
     labels: list[list[int]] = [[-1] * len(s) for s in sets]
-    reps: list[list[int]] = [[] for _ in sets]  # index of each class's representative
-    for j in range(max((len(s) for s in sets), default=0)):
-        asks = [(k, c) for k, s in enumerate(sets) if j < len(s) for c in range(len(reps[k]))]
-        pairs = [(sets[k][reps[k][c]], sets[k][j]) for k, c in asks]
-        ask = [p for p in pairs if not (skip and p[0] == p[1])]
-        answers = iter(judge.judge_pairs(ask))
-        verdicts = [True if skip and a == b else next(answers) for a, b in pairs]
-        joined: dict[int, int] = {}
-        for (k, c), same in zip(asks, verdicts):
-            if same and k not in joined:
-                joined[k] = c  # asks are in class order, so the first True is the first class
-        for k, s in enumerate(sets):
-            if j >= len(s):
-                continue
-            if k in joined:
-                labels[k][j] = joined[k]
-            else:
-                labels[k][j] = len(reps[k])
-                reps[k].append(j)
+    opened = [0] * len(sets)  # classes opened so far, per set
+    for i in range(max((len(s) for s in sets), default=0)):
+        openers = [k for k, s in enumerate(sets) if i < len(s) and labels[k][i] == -1]
+        for k in openers:
+            labels[k][i] = opened[k]
+            opened[k] += 1
+        asks = [(k, j) for k in openers for j in range(i + 1, len(sets[k])) if labels[k][j] == -1]
+        pairs = [(sets[k][i], sets[k][j]) for k, j in asks]
+        answers = iter(judge.judge_pairs([p for p in pairs if not (skip and p[0] == p[1])]))
+        for (k, j), (a, b) in zip(asks, pairs):
+            if (skip and a == b) or next(answers):
+                labels[k][j] = labels[k][i]
     return labels
+
+
+def expected_judged(labels: Sequence[Sequence[int]]) -> int:
+    """Pairs :func:`partition_sets` asks about, from the classes it found (identical texts
+    included): generation j is compared with the representatives of classes 0..c when it joins
+    class c, and with all earlier classes when it opens one."""
+    total = 0
+    for lab in labels:
+        seen = 0
+        for c in lab:
+            total += min(c + 1, seen)
+            seen = max(seen, c + 1)
+    return total
 
 
 def patience_utility(labels: Sequence[int], quality: Sequence[float], patience: float) -> float:

@@ -1,0 +1,136 @@
+"""Which pairs the equivalence partition asks its judge about: only NoveltyBench's (each generation
+against the earlier classes' first members, up to the first equivalent one), batched across sets,
+with the classes an all-pairs partition finds."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from novelty_reference import novelty_bench_partition
+
+from diveval.semantic.equivalence import (
+    Judge,
+    expected_judged,
+    partition_sets,
+)
+from diveval.semantic.identical import MODEL, ONE
+
+
+class TableJudge(Judge):
+    """A deterministic stub: the verdict of each ordered pair from a table; records every call."""
+
+    name = "table"
+
+    def __init__(self, table: dict[tuple[str, str], bool]):
+        self.table = table
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def judge_pairs(self, pairs):
+        self.calls.append(list(pairs))
+        return [self.table[p] for p in pairs]
+
+    @property
+    def asked(self) -> list[tuple[str, str]]:
+        return [p for call in self.calls for p in call]
+
+
+def all_pairs_partition(texts, table):
+    """The eager design: every pair (earlier, later) judged up front, k(k-1)/2 of them, then the
+    greedy partition read from the verdicts (join the first class whose first member is
+    equivalent)."""
+    verdict = {(i, j): table[texts[i], texts[j]] for j in range(len(texts)) for i in range(j)}
+    labels, reps = [], []
+    for j in range(len(texts)):
+        joined = next((c for c, r in enumerate(reps) if verdict[r, j]), None)
+        if joined is None:
+            labels.append(len(reps))
+            reps.append(j)
+        else:
+            labels.append(joined)
+    return labels
+
+
+def novelty_bench_asks(texts, table):
+    """The pairs NoveltyBench's own loop asks its judge, in its order."""
+    asked = []
+
+    def judge(a, b):
+        asked.append((a, b))
+        return table[a, b]
+
+    novelty_bench_partition(texts, judge)
+    return asked
+
+
+def random_sets(seed: int, n_sets: int, max_k: int, repeats: bool):
+    """Sets of 1..max_k texts (unique across sets unless ``repeats``: then a set may hold the
+    same text twice) and a random, possibly asymmetric verdict table over each set's pairs."""
+    rng = np.random.default_rng(seed)
+    sets, table = [], {}
+    for k in range(n_sets):
+        size = int(rng.integers(1, max_k + 1))
+        if repeats:
+            texts = [f"s{k}t{int(x)}" for x in rng.integers(0, max(1, size - 1), size=size)]
+        else:
+            texts = [f"s{k}t{i}" for i in range(size)]
+        rate = rng.random()
+        for a in texts:
+            for b in texts:
+                table[a, b] = bool(rng.random() < rate)
+        sets.append(texts)
+    return sets, table
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n_sets=st.integers(1, 6),
+    max_k=st.integers(1, 10),
+    repeats=st.booleans(),
+)
+def test_lazy_partition_equals_all_pairs_and_asks_only_novelty_bench_pairs(
+    seed, n_sets, max_k, repeats
+):
+    sets, table = random_sets(seed, n_sets, max_k, repeats)
+    judge = TableJudge(table)
+    labels = partition_sets(sets, judge)
+    assert labels == [all_pairs_partition(s, table) for s in sets]
+    assert labels == [novelty_bench_partition(s, lambda a, b: table[a, b]) for s in sets]
+    # exactly the pairs NoveltyBench asks (as a multiset: the batches interleave the sets)
+    expected = [p for s in sets for p in novelty_bench_asks(s, table)]
+    assert sorted(judge.asked) == sorted(expected)
+    assert len(judge.asked) == expected_judged(labels)
+    assert len(judge.asked) <= sum(len(s) * (len(s) - 1) // 2 for s in sets)
+    # one judge call per generation position at most, whatever the number of sets
+    assert len(judge.calls) <= max(len(s) for s in sets)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6), n_sets=st.integers(1, 5), max_k=st.integers(1, 8))
+def test_identical_one_leaves_identical_pairs_unasked(seed, n_sets, max_k):
+    sets, table = random_sets(seed, n_sets, max_k, repeats=True)
+    judge = TableJudge(table)
+    labels = partition_sets(sets, judge, ONE)
+    forced = {p: (p[0] == p[1]) or v for p, v in table.items()}
+    assert labels == [all_pairs_partition(s, forced) for s in sets]
+    assert all(a != b for a, b in judge.asked)
+    asked = [p for s in sets for p in novelty_bench_asks(s, forced) if p[0] != p[1]]
+    assert sorted(judge.asked) == sorted(asked)
+
+
+def test_counts_by_hand():
+    # "a" opens class 0; "b" differs from "a" (1 pair) and opens class 1; "a2" joins class 0 at
+    # the first representative (1 pair: class 1 is never asked); "c" differs from both (2 pairs)
+    same = {("a", "a2")}
+    texts = ["a", "b", "a2", "c"]
+    table = {(x, y): (x, y) in same for x in texts for y in texts}
+    judge = TableJudge(table)
+    assert partition_sets([texts], judge, MODEL) == [[0, 1, 0, 2]]
+    assert expected_judged([[0, 1, 0, 2]]) == 1 + 1 + 2
+    assert sorted(judge.asked) == sorted([("a", "b"), ("a", "a2"), ("a", "c"), ("b", "c")])
+    # answer-major batching (each answer against every earlier class) would also ask ("b", "a2")
+    assert ("b", "a2") not in judge.asked
+    # all pairs: 6; ten answers of one class: 9 pairs; ten distinct: 45
+    assert expected_judged([[0] * 10]) == 9
+    assert expected_judged([list(range(10))]) == 45
