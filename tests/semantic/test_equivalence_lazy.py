@@ -1,6 +1,7 @@
 """Which pairs the equivalence partition asks its judge about: only NoveltyBench's (each generation
 against the earlier classes' first members, up to the first equivalent one), batched across sets,
-with the classes an all-pairs partition finds."""
+with the classes an all-pairs partition finds; and the NLI judges' second direction only where
+the first leaves the verdict open."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from novelty_reference import novelty_bench_partition
 
+from diveval.models.base import CONTRADICTION, ENTAILMENT, NEUTRAL
 from diveval.semantic.equivalence import (
     Judge,
+    NLIJudge,
+    RelaxedNLIJudge,
     expected_judged,
     partition_sets,
 )
@@ -134,3 +138,60 @@ def test_counts_by_hand():
     # all pairs: 6; ten answers of one class: 9 pairs; ten distinct: 45
     assert expected_judged([[0] * 10]) == 9
     assert expected_judged([list(range(10))]) == 45
+
+
+class LabelNLI:
+    """NLI stub: the argmax label of each ordered pair from a table; records every pair asked."""
+
+    name = "label-nli"
+    fingerprint = "0"
+
+    def __init__(self, labels: dict[tuple[str, str], int]):
+        self.labels = labels
+        self.asked: list[tuple[str, str]] = []
+
+    def predict(self, premises, hypotheses):
+        self.asked += list(zip(premises, hypotheses))
+        out = np.full((len(premises), 3), 0.1)
+        for row, pair in enumerate(zip(premises, hypotheses)):
+            out[row, self.labels[pair]] = 0.8
+        return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 12), relaxed=st.booleans())
+def test_nli_judge_runs_the_second_direction_only_where_it_decides(seed, n, relaxed):
+    rng = np.random.default_rng(seed)
+    texts = [f"t{i}" for i in range(6)]
+    table = {(a, b): int(rng.integers(0, 3)) for a in texts for b in texts}
+    pairs = [(texts[int(i)], texts[int(j)]) for i, j in rng.integers(0, 6, size=(n, 2))]
+    nli = LabelNLI(table)
+    rule = RelaxedNLIJudge if relaxed else NLIJudge
+    got = rule(nli).judge_pairs(pairs)
+    # the rule on both directions' labels, every pair asked both ways
+    one = np.array([table[a, b] for a, b in pairs])
+    two = np.array([table[b, a] for a, b in pairs])
+    assert got == [bool(x) for x in rule.equivalent(one, two)]
+    settles = {CONTRADICTION} if relaxed else {CONTRADICTION, NEUTRAL}
+    backward = [(b, a) for a, b in pairs if table[a, b] not in settles]
+    assert nli.asked == list(pairs) + backward
+
+
+def test_nli_judge_skips_the_second_direction_by_hand():
+    nli = LabelNLI(
+        {
+            ("a", "b"): ENTAILMENT,
+            ("b", "a"): ENTAILMENT,
+            ("a", "c"): NEUTRAL,
+            ("c", "a"): ENTAILMENT,
+            ("a", "d"): CONTRADICTION,
+            ("d", "a"): ENTAILMENT,
+        }
+    )
+    pairs = [("a", "b"), ("a", "c"), ("a", "d")]
+    assert NLIJudge(nli).judge_pairs(pairs) == [True, False, False]
+    assert nli.asked == [*pairs, ("b", "a")]
+    nli.asked.clear()
+    # relaxed: neutral one way and entailment the other is equivalent; contradiction settles
+    assert RelaxedNLIJudge(nli).judge_pairs(pairs) == [True, True, False]
+    assert nli.asked == [*pairs, ("b", "a"), ("c", "a")]

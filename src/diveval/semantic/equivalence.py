@@ -71,7 +71,8 @@ no no" (1 shared word, 4 words); ``"one"`` puts them in one class without asking
 The judge is asked only the pairs NoveltyBench's loop asks (a generation against the earlier
 classes' representatives in order, up to the first equivalent one: ``partition_sets``), batched
 across sets (one judge call per generation position), and cached per run (``RunContext``): the
-same ordered pair is never judged twice.
+same ordered pair is never judged twice. The NLI judges run NLI(b, a) only where NLI(a, b) leaves
+the verdict open.
 """
 
 from __future__ import annotations
@@ -153,7 +154,13 @@ class CallableJudge(Judge):
 
 
 class NLIJudge(Judge):
-    """Bidirectional entailment: both NLI(a, b) and NLI(b, a) have entailment as argmax."""
+    """Bidirectional entailment: both NLI(a, b) and NLI(b, a) have entailment as argmax.
+
+    NLI(a, b) of every pair runs first; NLI(b, a) only for the pairs its label leaves open (for
+    this rule, those where a entails b): a pair that fails one way fails the rule, whatever the
+    other way says, so its second model run would change no verdict. On LLM answers most pairs
+    fail the first way, so most pairs cost one model run, not two.
+    """
 
     rule = "nli-bidirectional"
 
@@ -164,12 +171,18 @@ class NLIJudge(Judge):
     def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
         if not pairs:
             return []
-        # both directions of every pair in one model call
-        premises = [a for a, _ in pairs] + [b for _, b in pairs]
-        hypotheses = [b for _, b in pairs] + [a for a, _ in pairs]
-        labels = np.argmax(np.asarray(self.model.predict(premises, hypotheses)), axis=1)
-        n = len(pairs)
-        return [bool(x) for x in self.equivalent(labels[:n], labels[n:])]
+        forward = self._labels([a for a, _ in pairs], [b for _, b in pairs])
+        verdicts = np.zeros(len(pairs), dtype=bool)
+        # the labels that leave the verdict open: some label of NLI(b, a) would make it True
+        open_labels = [x for x in range(3) if self.equivalent(np.full(3, x), np.arange(3)).any()]
+        ask = [int(i) for i in np.flatnonzero(np.isin(forward, open_labels))]
+        if ask:
+            backward = self._labels([pairs[i][1] for i in ask], [pairs[i][0] for i in ask])
+            verdicts[ask] = self.equivalent(forward[ask], backward)
+        return [bool(x) for x in verdicts]
+
+    def _labels(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        return np.argmax(np.asarray(self.model.predict(premises, hypotheses)), axis=1)
 
     @staticmethod
     def equivalent(one: np.ndarray, two: np.ndarray) -> np.ndarray:
