@@ -6,6 +6,7 @@ the first leaves the verdict open."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from novelty_reference import novelty_bench_partition
@@ -195,3 +196,21 @@ def test_nli_judge_skips_the_second_direction_by_hand():
     # relaxed: neutral one way and entailment the other is equivalent; contradiction settles
     assert RelaxedNLIJudge(nli).judge_pairs(pairs) == [True, True, False]
     assert nli.asked == [*pairs, ("b", "a"), ("c", "a")]
+
+
+def test_shipped_model_truncation_is_the_signatures_rule():
+    from diveval.models import shipped_nli
+
+    if not shipped_nli.shipped_model_available():
+        pytest.skip("the shipped NLI model is not installed")
+    model = shipped_nli.default_nli_model()
+    assert model.truncation == "pair128-longest-first"
+    long_a = " ".join(["alpha"] * 300)
+    long_b = " ".join(["beta"] * 200)
+    short = "gamma delta"
+    (both, one) = model._tok.encode_batch([(long_a, long_b), (long_a, short)])
+    # 128 tokens in all with [CLS] and two [SEP]: two long texts keep 63 and 62 tokens, a short
+    # one is kept whole and the long one gets the rest
+    assert len(both.ids) == 128 and both.type_ids.count(0) - 2 == 63
+    assert len(one.ids) == 128 and one.type_ids.count(1) - 1 == 2
+    assert NLIJudge(model).name.endswith(":trunc:pair128-longest-first")

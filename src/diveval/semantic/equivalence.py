@@ -15,7 +15,10 @@ Judges (``judge=``):
 
 - ``"nli"`` (default): bidirectional entailment, the argmax label of NLI(a, b) and of NLI(b, a) is
   entailment in both directions; any NLI model, the shipped one by default, through diveval's
-  cached NLI backend (each ordered pair goes to the model once);
+  cached NLI backend (each ordered pair goes to the model once). The model reads a pair cut to its
+  length as the signature's ``trunc:`` says: the shipped model, ``pair128-longest-first``, 128
+  tokens for the two texts together, cut from the longer one (two long answers keep about 62
+  tokens each), not NoveltyBench's 128 tokens of each answer;
 - ``"nli-relaxed"``: the weaker rule of the semantic-entropy reference code (jlko/semantic_uncertainty,
   ``get_semantic_ids(..., strict_entailment=False)``): neither direction's argmax label is
   contradiction, and not both are neutral (one-way entailment without contradiction counts as
@@ -166,7 +169,7 @@ class NLIJudge(Judge):
 
     def __init__(self, model: Any):
         self.model = model  # an NLIModel (diveval's CachedNLI in use)
-        self.name = f"{self.rule}:{model.name}:{model.fingerprint}"
+        self.name = f"{self.rule}:{model.name}:{model.fingerprint}{truncation_of(model)}"
 
     def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
         if not pairs:
@@ -188,6 +191,16 @@ class NLIJudge(Judge):
     def equivalent(one: np.ndarray, two: np.ndarray) -> np.ndarray:
         """From the argmax labels of NLI(a, b) and NLI(b, a)."""
         return (one == ENTAILMENT) & (two == ENTAILMENT)
+
+
+def truncation_of(model: Any) -> str:
+    """``:trunc:RULE`` for an NLI model that says how it cuts a pair to its length (its
+    ``truncation``, e.g. ``pair128-longest-first``; a CachedNLI's wrapped model's), else "":
+    on 100-300-token answers the cut decides what the model reads, so the signature names it."""
+    rule = getattr(model, "truncation", None) or getattr(
+        getattr(model, "model", None), "truncation", None
+    )
+    return f":trunc:{rule}" if isinstance(rule, str) and rule else ""
 
 
 class RelaxedNLIJudge(NLIJudge):
