@@ -124,6 +124,8 @@ class HFNLIModel(BatchedNLI):
         self.columns = map_nli_labels(self.model.config.id2label, labels, spec)
         self.device, self.precision, self.batch_size = settings.place(self.model, 32)
         self.max_length = int(max_length or self._default_max_length())
+        # what _fill's truncation=True does to a pair: see ShippedNLIModel.truncation
+        self.truncation = f"pair{self.max_length}-longest-first"
         self.progress = progress
         self.name = display_name(spec)
         self.fingerprint = state_dict_fingerprint(

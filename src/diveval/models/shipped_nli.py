@@ -75,7 +75,12 @@ class ShippedNLIModel(BatchedNLI):
         self._tok = BertWordPieceTokenizer(
             str(self.model_dir / "vocab.txt"), lowercase=cfg.get("lowercase", True)
         )
-        self._tok.enable_truncation(self.max_length)
+        # a pair is cut to max_length tokens in all ([CLS] a [SEP] b [SEP]), a token at a time
+        # from the longer text (tokenizers' longest_first): two long answers keep about 62 tokens
+        # each. The model was trained with this cut (MODEL_CARD.md); signatures name it
+        # (``truncation``), since on LLM answers it decides what the model reads
+        self._tok.enable_truncation(self.max_length, strategy="longest_first")
+        self.truncation = f"pair{self.max_length}-longest-first"
         opts = ort.SessionOptions()
         # Fold DequantizeLinear of the int8 weights into fp32 constants once, at load (onnxruntime
         # keeps QDQ pairs unfolded by default, for quantised kernels this model does not use):

@@ -21,7 +21,10 @@ Judges (``judge=``):
   classes on withheld prompts is in ``benchmarks/answers_judge.py`` and the model card;
 - ``"nli"`` (default): bidirectional entailment, the argmax label of NLI(a, b) and of NLI(b, a) is
   entailment in both directions; any NLI model, the shipped one by default, through diveval's
-  cached NLI backend (each ordered pair goes to the model once);
+  cached NLI backend (each ordered pair goes to the model once). The model reads a pair cut to its
+  length as the signature's ``trunc:`` says: the shipped model, ``pair128-longest-first``, 128
+  tokens for the two texts together, cut from the longer one (two long answers keep about 62
+  tokens each), not NoveltyBench's 128 tokens of each answer;
 - ``"nli-relaxed"``: the weaker rule of the semantic-entropy reference code (jlko/semantic_uncertainty,
   ``get_semantic_ids(..., strict_entailment=False)``): neither direction's argmax label is
   contradiction, and not both are neutral (one-way entailment without contradiction counts as
@@ -85,8 +88,11 @@ the ``partition`` field of NoveltyBench's ``scores.jsonl``, with ``quality=`` it
 ``classes:given``. Labels are any non-negative integers; classes are renumbered in order of first
 appearance (as NoveltyBench numbers them), so distinct_k is the number of different labels.
 
-Judge calls are batched across sets (one model call per generation position) and cached per run
-(``RunContext``): the same ordered pair is never judged twice.
+The judge is asked only the pairs NoveltyBench's loop asks (a generation against the earlier
+classes' representatives in order, up to the first equivalent one: ``partition_sets``), batched
+across sets (one judge call per generation position), and cached per run (``RunContext``): the
+same ordered pair is never judged twice. The NLI judges run NLI(b, a) only where NLI(a, b) leaves
+the verdict open.
 """
 
 from __future__ import annotations
@@ -170,28 +176,50 @@ class CallableJudge(Judge):
 
 
 class NLIJudge(Judge):
-    """Bidirectional entailment: both NLI(a, b) and NLI(b, a) have entailment as argmax."""
+    """Bidirectional entailment: both NLI(a, b) and NLI(b, a) have entailment as argmax.
+
+    NLI(a, b) of every pair runs first; NLI(b, a) only for the pairs its label leaves open (for
+    this rule, those where a entails b): a pair that fails one way fails the rule, whatever the
+    other way says, so its second model run would change no verdict. On LLM answers most pairs
+    fail the first way, so most pairs cost one model run, not two.
+    """
 
     rule = "nli-bidirectional"
 
     def __init__(self, model: Any):
         self.model = model  # an NLIModel (diveval's CachedNLI in use)
-        self.name = f"{self.rule}:{model.name}:{model.fingerprint}"
+        self.name = f"{self.rule}:{model.name}:{model.fingerprint}{truncation_of(model)}"
 
     def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
         if not pairs:
             return []
-        # both directions of every pair in one model call
-        premises = [a for a, _ in pairs] + [b for _, b in pairs]
-        hypotheses = [b for _, b in pairs] + [a for a, _ in pairs]
-        labels = np.argmax(np.asarray(self.model.predict(premises, hypotheses)), axis=1)
-        n = len(pairs)
-        return [bool(x) for x in self.equivalent(labels[:n], labels[n:])]
+        forward = self._labels([a for a, _ in pairs], [b for _, b in pairs])
+        verdicts = np.zeros(len(pairs), dtype=bool)
+        # the labels that leave the verdict open: some label of NLI(b, a) would make it True
+        open_labels = [x for x in range(3) if self.equivalent(np.full(3, x), np.arange(3)).any()]
+        ask = [int(i) for i in np.flatnonzero(np.isin(forward, open_labels))]
+        if ask:
+            backward = self._labels([pairs[i][1] for i in ask], [pairs[i][0] for i in ask])
+            verdicts[ask] = self.equivalent(forward[ask], backward)
+        return [bool(x) for x in verdicts]
+
+    def _labels(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        return np.argmax(np.asarray(self.model.predict(premises, hypotheses)), axis=1)
 
     @staticmethod
     def equivalent(one: np.ndarray, two: np.ndarray) -> np.ndarray:
         """From the argmax labels of NLI(a, b) and NLI(b, a)."""
         return (one == ENTAILMENT) & (two == ENTAILMENT)
+
+
+def truncation_of(model: Any) -> str:
+    """``:trunc:RULE`` for an NLI model that says how it cuts a pair to its length (its
+    ``truncation``, e.g. ``pair128-longest-first``; a CachedNLI's wrapped model's), else "":
+    on 100-300-token answers the cut decides what the model reads, so the signature names it."""
+    rule = getattr(model, "truncation", None) or getattr(
+        getattr(model, "model", None), "truncation", None
+    )
+    return f":trunc:{rule}" if isinstance(rule, str) and rule else ""
 
 
 class RelaxedNLIJudge(NLIJudge):
@@ -507,33 +535,46 @@ def partition_sets(
 ) -> list[list[int]]:
     """Class index of every generation of every set (classes numbered in order of opening).
 
-    Batched over sets: at generation position j, every set's pairs (representative of each open
-    class, generation j) go to the judge in one call; a generation joins the first class in order
-    of opening whose representative is judged equivalent. identical: "model" (ask the judge
-    about identical texts too) or "one" (identical texts are equivalent, unasked).
+    In NoveltyBench's order (its ``partition_responses``): the first generation not yet in a
+    class opens one and is its representative, and the judge is asked about (representative,
+    g) for every later generation g not yet in a class. So a generation is compared with the
+    representatives of the earlier classes in order until one is equivalent, and never after:
+    the judge sees only the pairs NoveltyBench's loop asks, ``expected_judged`` of them.
+    Answer-major order (each generation against every earlier class at once) gives the same
+    classes but also judges the classes after the one it joins.
+
+    Batched over sets: at position i, the pairs of every set whose generation i opens a class
+    go to the judge in one call (at most one call per position). identical: "model" (ask the
+    judge about identical texts too) or "one" (identical texts are equivalent, unasked).
     """
     skip = identical == ONE
     labels: list[list[int]] = [[-1] * len(s) for s in sets]
-    reps: list[list[int]] = [[] for _ in sets]  # index of each class's representative
-    for j in range(max((len(s) for s in sets), default=0)):
-        asks = [(k, c) for k, s in enumerate(sets) if j < len(s) for c in range(len(reps[k]))]
-        pairs = [(sets[k][reps[k][c]], sets[k][j]) for k, c in asks]
-        ask = [p for p in pairs if not (skip and p[0] == p[1])]
-        answers = iter(judge.judge_pairs(ask))
-        verdicts = [True if skip and a == b else next(answers) for a, b in pairs]
-        joined: dict[int, int] = {}
-        for (k, c), same in zip(asks, verdicts):
-            if same and k not in joined:
-                joined[k] = c  # asks are in class order, so the first True is the first class
-        for k, s in enumerate(sets):
-            if j >= len(s):
-                continue
-            if k in joined:
-                labels[k][j] = joined[k]
-            else:
-                labels[k][j] = len(reps[k])
-                reps[k].append(j)
+    opened = [0] * len(sets)  # classes opened so far, per set
+    for i in range(max((len(s) for s in sets), default=0)):
+        openers = [k for k, s in enumerate(sets) if i < len(s) and labels[k][i] == -1]
+        for k in openers:
+            labels[k][i] = opened[k]
+            opened[k] += 1
+        asks = [(k, j) for k in openers for j in range(i + 1, len(sets[k])) if labels[k][j] == -1]
+        pairs = [(sets[k][i], sets[k][j]) for k, j in asks]
+        answers = iter(judge.judge_pairs([p for p in pairs if not (skip and p[0] == p[1])]))
+        for (k, j), (a, b) in zip(asks, pairs):
+            if (skip and a == b) or next(answers):
+                labels[k][j] = labels[k][i]
     return labels
+
+
+def expected_judged(labels: Sequence[Sequence[int]]) -> int:
+    """Pairs :func:`partition_sets` asks about, from the classes it found (identical texts
+    included): generation j is compared with the representatives of classes 0..c when it joins
+    class c, and with all earlier classes when it opens one."""
+    total = 0
+    for lab in labels:
+        seen = 0
+        for c in lab:
+            total += min(c + 1, seen)
+            seen = max(seen, c + 1)
+    return total
 
 
 def patience_utility(labels: Sequence[int], quality: Sequence[float], patience: float) -> float:

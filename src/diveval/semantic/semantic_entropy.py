@@ -35,8 +35,9 @@ The reference pipeline prepends the question to every response before the NLI mo
 (``condition_on_question``); diveval's sets carry no question, so pass responses with the question
 prepended to reproduce that.
 
-The signature names the rule (``judge:nli-bidirectional:MODEL:FP`` or ``judge:nli-relaxed:...``),
-the weighting (``p:count`` or ``p:likelihood``) and the log base. Identical texts are equivalent
+The signature names the rule (``judge:nli-bidirectional:MODEL:FP:trunc:RULE`` or
+``judge:nli-relaxed:...``; ``trunc:`` how the model cuts a pair), the weighting (``p:count`` or
+``p:likelihood``) and the log base. Identical texts are equivalent
 without asking the judge by default (``identical="one"``, ``ident:one``), as Kuhn et al.'s code and
 zlin7/UQ-NLG's ``_create_semantic_sets`` group exact matches before the NLI model;
 ``identical="model"`` asks the judge about them too (``ident:model``), as jlko's
