@@ -180,6 +180,9 @@ _MODEL_ROWS = (
         "--embedding-model names another), hf:PATH[:THRESHOLD] (NoveltyBench's trained similarity "
         "classifier, 0.102, with its rule for responses of at most 5 words)",
         default="nli",
+        # the judge that agrees best with NoveltyBench's classes offline (benchmarks/answers_judge.py);
+        # semantic entropy keeps its papers' bidirectional entailment
+        metric_defaults=(("equivalence-classes", "answers"),),
     ),
     Option(
         "similarity",

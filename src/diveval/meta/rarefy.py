@@ -148,7 +148,7 @@ def abundances(
     if kind == "classes":
         # the rule for identical texts is equivalence-classes' (one class unless the judge is
         # NoveltyBench's own classifier), resolved by partition for this judge
-        judged = partition(sets, judge or "nli", context=context, **options)
+        judged = partition(sets, judge, context=context, **options)
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
         return vectors, None, {"judge": judged.judge, "rep": "first", "ident": judged.identical}
 

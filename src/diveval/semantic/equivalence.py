@@ -53,13 +53,15 @@ Judges (``judge=``):
   ``hf:yimingzhang/deberta-v3-large-generation-similarity``;
 - any callable ``judge(a, b) -> bool``.
 
-Which judge is the default: ``nli``, because it runs offline with the NLI model diveval ships and
-is the equivalence semantic entropy's papers define (the two metrics then share their classes).
-NoveltyBench's own default, ``--alg classifier``, is ``hf:yimingzhang/deberta-v3-large-generation-
-similarity`` here: a 435M-parameter model fetched from the Hugging Face Hub, trained on human
-judgements of "meaningfully different", the judge to use to reproduce NoveltyBench's numbers; its
-``unigram`` and ``bertscore`` alternatives (``--alg unigram`` / ``bertscore``) are ``unigram``
-(no model: the judge to use without one) and ``bertscore``.
+Which judge is the default: ``answers``, diveval's shipped answer-equivalence judge, because it
+runs offline and agrees best with NoveltyBench's own classes on prompts it never saw (per-set
+adjusted Rand index, ``benchmarks/answers_judge.py``; the shipped NLI judge's bidirectional
+entailment splits paraphrased LLM answers that the benchmark calls one class). NoveltyBench's own
+default, ``--alg classifier``, is ``hf:yimingzhang/deberta-v3-large-generation-similarity`` here: a
+435M-parameter model fetched from the Hugging Face Hub, trained on human judgements of
+"meaningfully different", the judge to use to reproduce NoveltyBench's numbers exactly; its
+``unigram`` and ``bertscore`` alternatives (``--alg unigram`` / ``bertscore``) are ``unigram`` (no
+model) and ``bertscore``. Semantic entropy keeps ``nli``, the equivalence its papers define.
 
 A threshold the judge's similarity cannot reach (outside [-1, 1] for the cosine, [0, 1] for BLEU /
 100, ROUGE-1 F1 and a probability; [-1, 1] for BERTScore F1, a mean of cosines) is refused: it
@@ -623,10 +625,10 @@ def partition(
 ) -> Partition:
     """Partition each set into equivalence classes (see the module docstring).
 
-    judge: the judge's spec (None: the ``judge`` option's default, ``nli``). classes: stored
-    classes instead of a judge, one list of labels per set. quality: None (1 for every
-    generation), a function of one generation, or one list of numbers per set, parallel to its
-    generations. judge_options: the judge's models and the run's model ``settings`` (or a direct
+    judge: the judge's spec (None: the ``judge`` option's default for equivalence-classes,
+    ``answers``). classes: stored classes instead of a judge, one list of labels per set.
+    quality: None (1 for every generation), a function of one generation, or one list of
+    numbers per set, parallel to its generations. judge_options: the judge's models and the run's model ``settings`` (or a direct
     call's keywords, device=...).
     """
     items = require_sets(sets, "equivalence-classes")
@@ -648,7 +650,7 @@ def partition(
         # a stored partition may split identical answers too (NoveltyBench's curated-61)
         warning = split_warning(items, labels, "the given classes", "they are used as given")
     else:
-        judge = OPTION["judge"].default if judge is None else judge
+        judge = OPTION["judge"].default_for("equivalence-classes") if judge is None else judge
         rule = check_identical(identical, "equivalence-classes", judge=judge)
         context = context if context is not None else RunContext()
         cached = run_judge(judge, context, judge_options)
@@ -751,7 +753,7 @@ def equivalence_classes(
 ) -> Score:
     """distinct_k per set (value: the mean over sets), with the utility in ``details``.
 
-    judge: the judge (None: ``nli``). classes: stored classes instead of a judge, one list of
+    judge: the judge (None: ``answers``). classes: stored classes instead of a judge, one list of
     labels per set (e.g. NoveltyBench's ``partition``). identical: "one" (identical texts are one
     class without asking the judge) or "model" (the judge decides identical texts too, as
     NoveltyBench); None: "model" for an ``hf:`` judge, "one" for any other.
