@@ -24,7 +24,7 @@ counts the sets (or the corpus) above 1.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence, Union, Unpack
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ..results import SETS, Score
 from ..text.prepared import TextOptions, prepare
 from ..text.tokenizers import Tokenizer
 from .counts import Counts, Finish, counts_score, prepared_counts
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 BERT_VOCAB_SIZE = 30522
 
