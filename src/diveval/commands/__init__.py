@@ -93,17 +93,33 @@ def print_json(obj: Any) -> None:
 
 
 def print_warnings(results: dict) -> None:
-    """Every Score's ``details["warnings"]``, once each, on stderr."""
+    """Every Score's ``details["warnings"]``, once each, on stderr: the warnings about the input
+    (its script, its language) first."""
     import sys
+
+    from ..lexical.ead import explained_by_tokens
+    from ..text.language import is_language_warning, is_unsegmented_warning
 
     # one line per text: a warning about the input (its script, its language) names every
     # metric it concerns instead of repeating itself once per metric
     said: dict[str, list[str]] = {}
     for scores in results.values():
         for name, s in scores.items():
-            for w in s.details.get("warnings", ()):
+            warnings = list(s.details.get("warnings", ()))
+            if any(is_unsegmented_warning(w) for w in warnings):
+                # whole runs of text as tokens hardly repeat: that, not EAD's formula, is why
+                # EAD passes 1 here, and the tokenizer warning says it already
+                warnings = [explained_by_tokens(w) for w in warnings]
+            for w in warnings:
                 names = said.setdefault(w, [])
                 if name not in names:
                     names.append(name)
-    for w, names in said.items():
+    # a reason said once a run: the same reason after another head (another group, another
+    # share or value) points back to it
+    reasons: set[str] = set()
+    for w, names in sorted(said.items(), key=lambda item: not is_language_warning(item[0])):
+        head, sep, reason = w.partition(": ")
+        if sep and reason in reasons:
+            w = f"{head}: as above"
+        reasons.add(reason)
         print(f"diveval: warning: {', '.join(names)}: {w}", file=sys.stderr)
