@@ -86,3 +86,11 @@ def test_the_reason_of_ead_above_one_is_said_once_a_run(capsys, tmp_path):
     assert code == 0
     above = [line for line in err.splitlines() if "EAD is above 1" in line]
     assert len(above) == 2 and err.count("below C for any C >= 2") == 1
+
+
+def test_a_repeated_prompt_names_its_file_once(capsys, tmp_path):
+    path = _sets(tmp_path / "dup.jsonl", [3, 3, 3])
+    path.write_text(path.read_text() + path.read_text().splitlines()[0] + "\n")
+    code, _, err = run(capsys, "compare", path, path, "-m", "distinct-1")
+    assert code == 2 and "prompt 'p0' appears more than once" in err
+    assert err.count(str(path)) == 1, err

@@ -228,7 +228,8 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
             references,
         )
     except InputError as exc:
-        raise InputError(exc.problem, data.path) from None
+        # the system's own name (this path, or its stem) starts the message: the path says it
+        raise InputError(exc.problem.removeprefix(f"{name}: "), data.path) from None
 
 
 def _check_at_k(data, index: list[int], at_k: int | None) -> None:
