@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint docs install install-test wordnet chromium clean fuzz
+.PHONY: demo test lint docs pythons install install-test wordnet chromium clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,7 +69,13 @@ lint: install-test
 docs: install-test
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-test: lint docs
+# diveval on every Python that pyproject.toml promises and pyenv has (the suite runs on one): a
+# venv of each with the base dependencies, cached in build/pythons/ until pyproject.toml changes;
+# a promised Python that is not installed, or no pyenv, is a printed note.
+pythons:
+	$(PYTHON) tests/pythons/check_pythons.py
+
+test: lint docs pythons
 	$(BIN)/python -m pytest -q
 
 # The long fuzz run: 2,000 inputs per target instead of the 25 of `make test`, random

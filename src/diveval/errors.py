@@ -46,8 +46,20 @@ class InputError(DivevalError, ValueError):
         super().__init__(f"{where}{problem}")
 
 
+# The extras that bring torch. pip's default torch on Linux is a CUDA build of several GB, so the
+# hint installs the CPU wheel first, pinned as the Makefile pins it (a test keeps the two equal).
+TORCH_CPU = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+TORCH_EXTRAS = frozenset({"models", "train", "torchmetrics", "lm-eval", "all"})
+
+
+def install_hint(extra: str) -> str:
+    """The commands that install ``extra``: the CPU torch first where the extra brings torch."""
+    then = f"pip install 'diveval[{extra}]'"
+    return f"{TORCH_CPU}, then {then}" if extra in TORCH_EXTRAS else then
+
+
 class MissingDependencyError(DivevalError, ImportError):
     """An optional dependency is needed; the message says what to install."""
 
     def __init__(self, what: str, extra: str):
-        super().__init__(f"{what} needs extra packages: pip install 'diveval[{extra}]'")
+        super().__init__(f"{what} needs extra packages: {install_hint(extra)}")

@@ -26,10 +26,16 @@ STORED = "equivalence classes a file stores (NoveltyBench's scores.jsonl)"
 
 
 def positive_int(text: str) -> int:
-    """An integer of at least 1, from a command-line string (argparse reports the ValueError)."""
-    value = int(text)
+    """An integer of at least 1, from a command-line string. ArgumentTypeError: argparse shows
+    its message (of a ValueError it shows only "invalid positive_int value", its own jargon)."""
+    from argparse import ArgumentTypeError
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise ValueError(f"a positive integer, got {text!r}")
+        raise ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
 
 

@@ -9,9 +9,15 @@ checkers. :func:`same_signature` gives the wrapper the wrapped function's parame
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-P = ParamSpec("P")
+if TYPE_CHECKING:
+    from typing import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
+else:
+    # ParamSpec is Python 3.10+; at run time P only appears in postponed annotations (strings).
+    P = TypeVar("P")
 R = TypeVar("R")
 S = TypeVar("S")
 T = TypeVar("T")

@@ -448,3 +448,12 @@ def test_a_record_at_the_threshold_stores_the_number_its_decision_compared():
     assert record["reached"] is False
     assert (record["end_diversity"] > record["threshold"]) == record["reached"]
     assert settle(0.98 + 1e-9, 0.98) == 0.98 + 1e-9 and math.isnan(settle(math.nan, 0.5))
+
+
+def test_a_record_keeps_its_field_order():
+    # the dataclass declares threshold_source among the defaulted fields (no kw_only on 3.9);
+    # records still write it next to the threshold it explains
+    pool = {"ctx": [f"w{i} x{i % 3}" for i in range(30)]}
+    record = threshold_generate("ctx", PoolGenerator(pool), "avg-distinct", seed=3).to_dict()
+    assert list(record)[:5] == ["context", "metric", "threshold", "threshold_source", "start"]
+    assert list(record)[-2:] == ["keep", "signature"]

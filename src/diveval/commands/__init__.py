@@ -112,11 +112,19 @@ def warning_lines(results: dict, by: str | None = None) -> list[str]:
     over them ("1 to 3 of 100 sets"): per group, 24 systems printed 16 near-identical lines that
     did not say which system each was about. A warning about the input (its script, its
     language) names every metric it concerns instead of repeating itself once per metric."""
+    from ..lexical.ead import explained_by_tokens
+    from ..text.language import is_language_warning, is_unsegmented_warning
+
     # per metric and kind: the groups that have it and each one's text
     kinds: dict[tuple[str, str], dict[Any, str]] = {}
     for group, scores in results.items():
         for name, s in scores.items():
-            for w in s.details.get("warnings", ()):
+            warnings = list(s.details.get("warnings", ()))
+            if any(is_unsegmented_warning(w) for w in warnings):
+                # whole runs of text as tokens hardly repeat: that, not EAD's formula, is why
+                # EAD passes 1 here, and the tokenizer warning says it already
+                warnings = [explained_by_tokens(w) for w in warnings]
+            for w in warnings:
                 kinds.setdefault((name, _NUMBER.sub("#", w)), {}).setdefault(group, w)
     said: dict[tuple[str, tuple], list[str]] = {}
     for (name, _), texts in kinds.items():
@@ -125,7 +133,16 @@ def warning_lines(results: dict, by: str | None = None) -> list[str]:
         if name not in names:
             names.append(name)
     lines = []
-    for (text, groups), names in said.items():
+    # the warnings about the input (its script, its language) first; a reason said once a run:
+    # the same reason after another head (another share or value) points back to it
+    reasons: set[str] = set()
+    for (text, groups), names in sorted(
+        said.items(), key=lambda i: not is_language_warning(i[0][0])
+    ):
+        first, sep, reason = text.partition(": ")
+        if sep and reason in reasons:
+            text = f"{first}: as above"
+        reasons.add(reason)
         where = ""
         if by is not None and any(g is not None for g in groups):
             shown = ", ".join(str(g) for g in groups)

@@ -155,6 +155,8 @@ def read_systems(args) -> tuple[list[cmp.System], str]:
             parts.append((path, data, list(range(len(data.items)))))
     names = _names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
     match = args.match or _auto_match([(d, ix) for _, d, ix in parts])
+    for _, data, index in parts:
+        _check_at_k(data, index, getattr(args, "at_k", None))
     return [
         _system(name, data, index, match) for name, (_, data, index) in zip(names, parts)
     ], match
@@ -244,7 +246,23 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
             references,
         )
     except InputError as exc:
-        raise InputError(exc.problem, data.path) from None
+        # the system's own name (this path, or its stem) starts the message: the path says it
+        raise InputError(exc.problem.removeprefix(f"{name}: "), data.path) from None
+
+
+def _check_at_k(data, index: list[int], at_k: int | None) -> None:
+    """A set smaller than --at-k, refused here where its file and line are known (the systems
+    that reach :func:`compare` hold neither)."""
+    from ..io.readers import locate
+    from ..meta.at_k import check_sizes
+
+    sets = [data.items[i] for i in index]
+    if at_k is None or not sets or not isinstance(sets[0], list):
+        return  # no --at-k, or a corpus: compare refuses --at-k on a corpus itself
+    try:
+        check_sizes(sets, at_k)
+    except InputError as exc:
+        raise locate(exc, data, index) from None
 
 
 def _references(v: Any) -> tuple[str, ...] | None:

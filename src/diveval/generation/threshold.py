@@ -79,14 +79,20 @@ class Step:
 _OPTIONAL = ("report", "steps")
 
 
-@dataclass(frozen=True, kw_only=True)
+#: The order a record (``to_dict``) writes the fields in: ``threshold_source`` next to the
+#: threshold it explains, although the dataclass declares it among the defaulted fields.
+_RECORD_ORDER = ("context", "metric", "threshold", "threshold_source")
+
+
+# Not kw_only (Python 3.10+): the defaulted fields come last so that 3.9 can declare the class.
+@dataclass(frozen=True)
 class ThresholdResult:
-    """One context's run; its fields in the order its record (``to_dict``) writes them."""
+    """One context's run; its fields in the order its record (``to_dict``) writes them, but
+    ``threshold_source`` (written after ``threshold``)."""
 
     context: Any
     metric: str
     threshold: float
-    threshold_source: str = ""  # which threshold and why (a preset's, measured for a model, given)
     start: tuple[str, ...]
     start_diversity: float
     end: tuple[str, ...]
@@ -95,13 +101,16 @@ class ThresholdResult:
     reached: bool
     stop: str  # "reached", "budget" or "exhausted"
     overlap: int  # responses of the starting set still in the ending set
+    threshold_source: str = ""  # which threshold and why (a preset's, measured for a model, given)
     keep: str = "last"
     signature: str = ""
     report: dict = field(default_factory=dict)  # {metric: {"start": x, "end": y}}
     steps: tuple[Step, ...] = ()
 
     def to_dict(self, with_steps: bool = False) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _OPTIONAL}
+        names = [f.name for f in fields(self) if f.name not in _OPTIONAL]
+        names = [*_RECORD_ORDER, *(n for n in names if n not in _RECORD_ORDER)]
+        out = {name: getattr(self, name) for name in names}
         out["start"], out["end"] = list(self.start), list(self.end)
         if self.report:
             out["report"] = {k: dict(v) for k, v in self.report.items()}

@@ -6,7 +6,7 @@ array is decoded element by element, so every record keeps the line it starts on
 A file that is neither is an error naming the line where parsing stopped, never text.
 
 JSON lines are split at ``\n`` only: U+2028 and the other characters ``str.splitlines`` breaks at
-are legal inside a JSON string. Nesting too deep for the parser and ``\ud800``-style escapes of
+are legal inside a JSON string. Nesting too deep for the parser and ``\\ud800``-style escapes of
 lone surrogates (not text: no tokenizer or output can take them) are InputErrors too.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from ..errors import InputError
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 TOO_DEEP = "JSON nested too deeply"
 
 

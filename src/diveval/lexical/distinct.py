@@ -11,13 +11,16 @@ Split runs (shard files, streaming, Ray) give the same number: their state
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..results import CORPUS, Score
 from ..text.prepared import TextOptions, prepare
 from .counts import Counts, counts_score, prepared_counts, safe_ratio
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 
 def distinct_of_counts(counts: Counts, n: int, setting: str) -> tuple[np.ndarray, dict, dict]:

@@ -24,7 +24,7 @@ counts the sets (or the corpus) above 1.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence, Union, Unpack
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ..results import SETS, Score
 from ..text.prepared import TextOptions, prepare
 from ..text.tokenizers import Tokenizer
 from .counts import Counts, Finish, counts_score, prepared_counts
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 BERT_VOCAB_SIZE = 30522
 
@@ -155,12 +158,24 @@ def ead_warnings(details: dict[str, Any], n: int, sets: bool, count: int | None 
         else:
             where = f"the corpus ({details['above_one_max']:.6g})"
         warnings = [
-            f"EAD is above 1 on {where}: the expected distinct count "
+            f"{ABOVE_ONE} {where}: the expected distinct count "
             f"V(1 - (1 - 1/V)^C) of C uniform draws is below C for any C >= 2, so {what} that "
             "(almost) never repeat score above 1, up to about 1 + (C-1)/(2V) when C is far below "
             "V; it means fewer repeats than random draws, not more than maximal diversity"
         ]
     return warnings
+
+
+ABOVE_ONE = "EAD is above 1 on"
+
+
+def explained_by_tokens(warning: str) -> str:
+    """An above-1 warning, short, for a Score whose tokenizer left a script unsegmented (its
+    own warning says so): any other warning as it is."""
+    if not warning.startswith(ABOVE_ONE):
+        return warning
+    head = warning.partition(": ")[0]
+    return f"{head}: its tokens are whole runs of text, which hardly repeat (see the warning above)"
 
 
 def joined_warnings(details: dict[str, Any], n: int, count: int | None = None) -> list[str]:

@@ -19,7 +19,7 @@ et al. (2014, sample-based, q = 0); :mod:`diveval.meta.rarefaction` builds its c
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import gammaln
@@ -28,6 +28,9 @@ from ..results import SETS, Score
 from ..text.ngrams import group_code_keys, ngram_codes, text_of_positions, unique_sorted
 from ..text.prepared import Prepared, TokenOptions, prepare
 from .counts import lexical_score, safe_ratio
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 ESTIMAND = "ratio-of-expectations"
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import string
-from typing import Any, Unpack, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -64,6 +64,9 @@ from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
 from .groups import check_join, values_score
 from .richness import joined_ids
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 #: The tokens GEM's "-nopunct" variants drop: one character of ``string.punctuation``.
 PUNCTUATION = frozenset(string.punctuation)

@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Callable, Sequence, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypedDict
 
 from ..errors import MissingDependencyError
 from ..models.pos_tagger import default_tagger
 from ..results import Score
 from .groups import check_join, group_score, in_join_order, text_groups
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 _SHARD = 500  # literals per compiled alternation, as the package
 

@@ -26,7 +26,7 @@ decimals.
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
 from .groups import check_join
 from .richness import joined_ids
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 
 def _per_group_mean(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:

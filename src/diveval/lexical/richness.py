@@ -29,7 +29,7 @@ Every measure of an empty sequence is 0.0. Higher = more diverse for all of them
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from scipy.special import gammaln
@@ -40,6 +40,9 @@ from ..text.ngrams import factorize, ngram_codes, text_of_positions
 from ..text.prepared import Prepared, TextOptions, prepare
 from .counts import lexical_score
 from .groups import check_join
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 
 def members_in_order(prep: Prepared, join: str = "given") -> list[list[int]]:

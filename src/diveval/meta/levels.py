@@ -40,7 +40,8 @@ LEVELS = ("per-input", "across-input", "cross-model")
 DEFAULT_DRAWS = 10
 
 
-@dataclass(frozen=True, kw_only=True)
+# Not kw_only: that is Python 3.10+, and the package supports 3.9.
+@dataclass(frozen=True)
 class LevelScore:
     """One metric at one reporting level; its fields in the order ``to_dict`` writes them.
 

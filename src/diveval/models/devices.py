@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Mapping, Optional, TypedDict
 
 from ..errors import InputError
 from ..options import OPTION
 from .threads import check_threads
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 _DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 

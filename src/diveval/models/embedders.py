@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from .loaded import LOADING
 from .mpnet import MPNET_NAME, mpnet_folder
 from .offline import check_model_spec, error_line, hub_offline
 from .threads import torch_threads
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2"
 

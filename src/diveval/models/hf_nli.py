@@ -11,7 +11,7 @@ what its longest pair costs), run under ``torch.inference_mode`` on CUDA when pr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from .devices import ModelSettings, SettingsKeywords, settings_of
 from .fingerprint import state_dict_fingerprint
 from .offline import error_line, hub_offline
 from .threads import torch_threads
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_HF_NLI = "roberta-large-mnli"  # the model of Stasaski & Hearst (2022)
 

@@ -16,7 +16,7 @@ resolved into one here. Backends built from a name are loaded once per process a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Unpack
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
 from . import answers_judge, shipped_nli
@@ -34,6 +34,9 @@ from .embedders import embedder_for, resolve_embedder
 from .hf_nli import HFNLIModel
 from .loaded import load_once
 from .offline import check_model_spec
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 __all__ = [
     "check_model_spec",

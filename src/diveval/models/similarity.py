@@ -21,7 +21,7 @@ A checkpoint folder without tokenizer files is read with NoveltyBench's tokenize
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .fingerprint import state_dict_fingerprint
 from .hf_nli import display_name, sequence_classifier
 from .loaded import load_once
 from .offline import check_model_spec, error_line, hub_offline
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 NOVELTYBENCH_CLASSIFIER = "yimingzhang/deberta-v3-large-generation-similarity"
 NOVELTYBENCH_TOKENIZER = "microsoft/deberta-v3-large"

@@ -33,7 +33,7 @@ corpus in one batch (``score_sets``).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Hashable, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Optional, Sequence
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from ..errors import InputError, MissingDependencyError
 from ..models.devices import ModelSettings, SettingsKeywords, settings_of
 from ..models.embedders import default_embedder, resolve_embedder  # torch only when used
 from ..text.bleu import BleuStats, bleu_from_counts, resolve_smoothing
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 __all__ = [
     "Aligner",

@@ -41,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import asdict, dataclass
-from typing import Any, Iterator, Optional, Sequence, Union, Unpack
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from ..models.devices import ModelSettings, SettingsKeywords, model_signature, s
 from ..models.embedders import embedder_for
 from ..results import CORPUS, Score, make_signature
 from .multiref import check_references
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_SEED = 25  # mauve-text's
 DEFAULT_SEEDS = 5

@@ -34,7 +34,7 @@ hypothesis scores 0 on every metric (BLEU: as nltk; embedding average: no vector
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -57,6 +57,9 @@ from ..text.bleu import (
 from ..text.prepared import Prepared
 from ..text.tokenizers import Tokenizer, get_tokenizer
 from ._wordnet import load_wordnet
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 REDUCTIONS = ("max", "mean")
 BLEU_REDUCTIONS = ("multi", "max", "mean")

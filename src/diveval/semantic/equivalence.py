@@ -100,7 +100,7 @@ the verdict open.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Optional, Sequence
 
 import numpy as np
 
@@ -127,6 +127,9 @@ from ..results import SETS, Score, make_signature
 from .embedding_diversity import unit_rows
 from .homogenization import rouge_tokens
 from .identical import MODEL, ONE, check_identical, split_warning
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_PATIENCE = 0.8
 DEFAULT_THRESHOLDS = {

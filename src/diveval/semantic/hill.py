@@ -26,13 +26,16 @@ set's curve (one row per set, shown with the per-item values). A set of one resp
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union, Unpack
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .pair_similarity import SimilarityOptions, by_size, set_similarities
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_SIMILARITY = "cosine"
 DEFAULT_ORDER = 1.0

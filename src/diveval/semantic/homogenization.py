@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Sequence, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, TypedDict
 
 import numpy as np
 
@@ -68,6 +68,9 @@ from ..text.ngrams import TokenIds, encode_tokens, factorize, ngram_codes, text_
 from ..text.prepared import Prepared, prepare
 from ..text.tokenizers import Tokenizer
 from .identical import ONE, check_identical
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 #: the similarity of each pair (first[k], second[k]) of texts given by their indices
 _Similarity = Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -34,7 +34,7 @@ and itself P(entailment) = 0.81). See :mod:`diveval.semantic.identical`; the sig
 
 from __future__ import annotations
 
-from typing import Any, Optional, Unpack
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from ..results import SETS
 from ..text.prepared import prepare
 from .identical import ONE, check_identical, set_identical_to_one
 from .vendi import ngram_features
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 SIMILARITIES = ("nli-entailment", "nli-contradiction", "cosine", "jaccard", "ngram", "answers")
 

@@ -50,7 +50,7 @@ InputError.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Unpack
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -60,6 +60,9 @@ from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .equivalence import Judge, JudgeOptions, run_judge
 from .identical import MODEL, ONE, check_identical, split_warning
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 
 def semantic_ids(equivalent: np.ndarray) -> list[int]:

@@ -21,7 +21,7 @@ default) sets it to exactly 1, ``"model"`` keeps the computed cosine (1 to round
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Optional, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from ..results import SETS, Score, make_signature
 from .embedding_diversity import embed_texts
 from .identical import ONE, check_identical, same_text
 from .vendi import vendi_from_eigenvalues
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DCSCORE_TAU = 1.0
 LOGDET_EPS = 1e-6

@@ -38,13 +38,16 @@ the sentence and itself 0.81): EigV 1 and Degree 0 with ``one``, 1.14 and 0.124 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Optional, Unpack
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
 from ..errors import InputError
 from ..results import SETS, Score, make_signature
 from .pair_similarity import SimilarityOptions, by_size, set_similarities
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 DEFAULT_SIMILARITY = "nli-entailment"
 ECCENTRICITY_THRESHOLD = 0.9

@@ -42,7 +42,7 @@ its order-q < 1 values in about the 8th digit when K is rank-deficient.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Union, Unpack
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 
@@ -65,6 +65,9 @@ from .gram_state import (
     vendi_from_eigenvalues,
 )
 from .identical import check_identical
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11+; only postponed annotations name it
 
 KERNELS = ("embedding", "ngram")
 

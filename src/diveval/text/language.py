@@ -97,9 +97,27 @@ def script_warning(sample: tuple[str, ...], tokenizer: Any) -> str | None:
     share = min(1.0, sum(missed.values()) / letters)
     return (
         f"{share:.0%} of the letters sampled are {what} ({', '.join(sorted(missed))} script), "
-        f"written without spaces between words: the {tokenizer.name} tokenizer reads each run "
-        f"between spaces as one token; use tokenizer {suggest!r} (--tokenizer {suggest})"
+        f"written without spaces between words: {_reads(tokenizer, missed)}; "
+        f"use tokenizer {suggest!r} (--tokenizer {suggest})"
     )
+
+
+#: How a tokenizer that segments some scripts reads the others, where its rule is more than that.
+_SPLITS = {
+    # sacrebleu's zh: spaces around every CJK character (and CJK punctuation), then 13a's rules
+    "zh": "gives each Han character its own token and splits the rest by 13a's rules, at spaces "
+    "and punctuation: a run of {scripts} letters between those is one token",
+}
+
+
+def _reads(tokenizer: Any, missed: dict[str, int]) -> str:
+    """How ``tokenizer`` reads the scripts ``missed``, which it does not segment."""
+    scripts = "/".join(sorted(missed))
+    if not tokenizer.segments:
+        return f"the {tokenizer.name} tokenizer reads each run between spaces as one token"
+    done = "/".join(sorted(tokenizer.segments))
+    how = _SPLITS.get(tokenizer.name, "segments {done} text only: a run of {scripts} is one token")
+    return f"the {tokenizer.name} tokenizer " + how.format(scripts=scripts, done=done)
 
 
 #: Function words of some Latin-script languages (none that is also a common English word).
@@ -235,6 +253,11 @@ _MARKS = (
     "tokenizer keeps only a-z and 0-9",
     "was trained on English only",
 )
+
+
+def is_unsegmented_warning(text: str) -> bool:
+    """Whether a warning says the tokenizer leaves a script written without spaces unsegmented."""
+    return _MARKS[0] in text
 
 
 def is_language_warning(text: str) -> bool:
