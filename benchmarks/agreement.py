@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 import tempfile
@@ -122,6 +123,9 @@ def merge(args) -> dict:
             kw = {"n_resamples": board["resamples"], "seed": 0, "cache_dir": args.cache_dir}
             new = agreement(path, names, **kw).rows
             scored = [r for r in new if r.ok and r.spearman_interval is not None]
+            bad = [r for r in new if r not in scored or not math.isfinite(r.spearman_interval.high)]
+            if bad:  # every old row would count as above it: a rank that says nothing
+                raise SystemExit(f"{f['file']}: {bad[0].metric} has no interval: {bad[0].error}")
             ranked_before = [r["metric"] for r in f["rows"] if r["metric"] in names and r["rank"]]
             if ranked_before:  # the other rows' ranks count it already: undoing that needs them all
                 raise SystemExit(
