@@ -17,6 +17,17 @@ shared by two files (half of decTest-200's sets are also in decTest-1000) is sen
 
     nice python benchmarks/agreement.py                     # the whole run (prints its time)
     python benchmarks/agreement.py --max-sets 30 --resamples 200 --no-write   # a quick look
+    python benchmarks/agreement.py --merge -m NEW-METRIC    # add (or redo) rows of a board
+
+``--merge`` scores only the named metrics and puts their rows into the published board (or the
+one ``--merge-from`` names). Ranks come from paired bootstrap differences, which need each row's
+resampled correlations, and the board keeps numbers only: so the merge also recomputes every row
+whose interval reaches down to a new row's upper bound (same sets, seed and resamples, so the
+same numbers, which it checks), ranks the new rows against those by the paired test, counts the
+rows whose interval lies wholly above a new row's as ranked above it (their difference is
+resolved), and adds to the rank of every row a new row beats. The rule for the rows above is
+checked on every pair of recomputed rows (how often the paired test agrees with it is printed
+and written on the page).
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 import tempfile
@@ -65,6 +77,126 @@ def _r(v, d=3):
     return None if v is None else round(float(v), d)
 
 
+def _row_dict(r, registry_rank) -> dict:
+    """One row of the board: an AgreementRow's numbers, rounded as the page shows them."""
+    d = r.to_dict()
+    return {
+        "metric": r.metric,
+        "family": r.family,
+        "source": r.source,
+        "direction": r.direction,
+        "n": r.n,
+        "spearman": _r(d["spearman"]),
+        "spearman_interval": [_r(x) for x in d["spearman_interval"] or []] or None,
+        "oca": _r(d["oca"]),
+        "oca_interval": [_r(x) for x in d["oca_interval"] or []] or None,
+        "rank": r.rank,
+        "registry_rank": registry_rank,
+        "signature": r.signature,
+        "error": r.error,
+        "seconds": _r(r.seconds, 2),
+    }
+
+
+def _ok(row: dict) -> bool:
+    return row["error"] is None and row["spearman"] is not None and bool(row["spearman_interval"])
+
+
+def merge(args) -> dict:
+    """The board of ``--merge-from`` (or the published one) with the rows of ``-m`` metrics
+    scored now and ranked against it (see the module docstring)."""
+    from diveval.meta.agreement import agreement, ranked
+
+    if not args.metric:
+        raise SystemExit("--merge needs the metrics to score (-m NAME)")
+    board = json.loads(Path(args.merge_from or args.json_out).read_text(encoding="utf-8"))
+    names = list(dict.fromkeys(args.metric))
+    checked = agreed = 0
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in board["files"]:
+            rel = next(rel for _, _, _, rel, _ in FILES if rel.endswith("/" + f["file"]))
+            if args.only and not any(part in rel for part in args.only):
+                continue
+            path = _subset(DATA / rel, board.get("max_sets"), tmp)
+            t0 = time.perf_counter()
+            kw = {"n_resamples": board["resamples"], "seed": 0, "cache_dir": args.cache_dir}
+            new = agreement(path, names, **kw).rows
+            scored = [r for r in new if r.ok and r.spearman_interval is not None]
+            bad = [r for r in new if r not in scored or not math.isfinite(r.spearman_interval.high)]
+            if bad:  # every old row would count as above it: a rank that says nothing
+                raise SystemExit(f"{f['file']}: {bad[0].metric} has no interval: {bad[0].error}")
+            ranked_before = [r["metric"] for r in f["rows"] if r["metric"] in names and r["rank"]]
+            if ranked_before:  # the other rows' ranks count it already: undoing that needs them all
+                raise SystemExit(
+                    f"{f['file']}: {ranked_before} already ranked; a whole run redoes it"
+                )
+            old = {r["metric"]: r for r in f["rows"] if r["metric"] not in names}
+            top = max((r.spearman_interval.high for r in scored), default=None)
+            near = [
+                m
+                for m, r in old.items()
+                if top is not None and _ok(r) and r["spearman_interval"][0] <= top
+            ]
+            above = [m for m, r in old.items() if _ok(r) and m not in near]
+            again = []
+            if near:
+                asked = [
+                    m if old[m]["source"] == "registry" else old[m]["source"][7:] for m in near
+                ]
+                again = agreement(path, asked, **kw).rows
+            for r in again:  # the same sets, seed and resamples: the board's own numbers
+                o = _row_dict(r, None)
+                if (o["spearman"], o["spearman_interval"]) != (
+                    old[r.metric]["spearman"],
+                    old[r.metric]["spearman_interval"],
+                ):
+                    raise SystemExit(f"{f['file']}: {r.metric} recomputed differs from the board")
+            pool = {r.metric: r for r in ranked(again + scored)}
+            beaten_by = {m: {a for a, r in pool.items() if m in r.beats} for m in pool}
+            # the rule for the rows left out: an interval wholly above is a resolved difference
+            for a in pool.values():
+                for b in pool.values():
+                    if a.spearman_interval.low > b.spearman_interval.high:
+                        checked += 1
+                        agreed += a.metric in beaten_by[b.metric]
+            registry = {m for m, r in old.items() if r["source"] == "registry"} | set(names)
+            rows = []
+            for r in f["rows"]:
+                if r["metric"] in names:
+                    continue
+                if r["metric"] in pool:  # ranked above by the new rows that beat it
+                    by_new = beaten_by[r["metric"]] & set(names)
+                    r = dict(r, rank=r["rank"] + len(by_new))
+                    if r["registry_rank"] is not None:
+                        r["registry_rank"] += len(by_new & registry)
+                rows.append(r)
+            for r in new:
+                if r.metric not in pool:  # failed: its reason
+                    rows.append(_row_dict(r, None))
+                    continue
+                over = beaten_by[r.metric] | set(above)
+                row = _row_dict(pool[r.metric], 1 + len(over & registry))
+                rows.append(dict(row, rank=1 + len(over)))
+            f["rows"] = rows
+            print(
+                f"{f['file']}: {', '.join(names)} merged, {len(near)} rows recomputed, "
+                f"{len(above)} above, {time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
+    board.pop("notes", None)  # an earlier run's account of itself
+    merged = dict(board.get("merged") or {})
+    merged.update(
+        metrics=sorted(set(merged.get("metrics", [])) | set(names)),
+        pairs_checked=merged.get("pairs_checked", 0) + checked,
+        pairs_agreeing=merged.get("pairs_agreeing", 0) + agreed,
+    )
+    board["merged"] = merged
+    board["merge_seconds"] = round(time.perf_counter() - started, 1)
+    print(f"the rule for the rows above: the paired test agrees on {agreed} of {checked} pairs")
+    return board
+
+
 def run(args) -> dict:
     import diveval
     from diveval.meta.agreement import agreement, ranked
@@ -91,27 +223,7 @@ def run(args) -> dict:
             seconds = time.perf_counter() - t0
             # rank among the registered metrics alone: which of diveval's measures to report
             reg = {r.metric: r for r in ranked([r for r in res.rows if r.source == "registry"])}
-            rows = []
-            for r in res.rows:
-                d = r.to_dict()
-                rows.append(
-                    {
-                        "metric": r.metric,
-                        "family": r.family,
-                        "source": r.source,
-                        "direction": r.direction,
-                        "n": r.n,
-                        "spearman": _r(d["spearman"]),
-                        "spearman_interval": [_r(x) for x in d["spearman_interval"] or []] or None,
-                        "oca": _r(d["oca"]),
-                        "oca_interval": [_r(x) for x in d["oca_interval"] or []] or None,
-                        "rank": r.rank,
-                        "registry_rank": reg[r.metric].rank if r.metric in reg else None,
-                        "signature": r.signature,
-                        "error": r.error,
-                        "seconds": _r(r.seconds, 2),
-                    }
-                )
+            rows = [_row_dict(r, reg[r.metric].rank if r.metric in reg else None) for r in res.rows]
             files.append(
                 {
                     "test": test,
@@ -178,24 +290,23 @@ def page(board: dict) -> str:
         "(absHDS, the authors' crowd ratings) and the authors' own metrics (their `metric_*`",
         "columns: BERT-large Sent-BERT, BERTScore, ...) are rows beside diveval's.",
         "",
-        "Every number below is computed by `diveval meta agreement` (`benchmarks/agreement.py`",
-        "writes this page and `src/diveval/meta/agreement.json`). Intervals: "
+        "Every number below is computed by `diveval meta agreement`. Intervals: "
         f"{board['files'][0]['bootstrap'] if board['files'] else ''}. **rank** is 1 + the number",
         "of rows whose ρ is higher by the paired bootstrap of the difference (same resampled sets",
         "for both); rows with the same rank cannot be told apart on that file. The rank follows",
         "the paired test, not the order of ρ: two metrics whose values move together are told",
         "apart by a smaller difference than two unrelated ones.",
         "",
-        f"Run: {board['seconds'] / 60:.1f} minutes wall clock ({board['cpu_seconds'] / 60:.1f} CPU"
-        f" minutes) on {board['cores']} cores (load average {board['load_average']} at the end;"
-        " the machine was shared), offline models, diveval "
-        f"{board['diveval']}"
-        + (f", first {board['max_sets']} sets of each file" if board["max_sets"] else "")
-        + (f", in {board['parts']} processes side by side" if board.get("parts", 1) > 1 else "")
-        + ".",
+        "`python benchmarks/agreement.py` scores every registered metric that applies to sets,",
+        "and the files' own columns, on the nine files of Tevet & Berant's `diversity-eval`, and",
+        "writes this page and `src/diveval/meta/agreement.json` (diveval "
+        f"{board['diveval']}, the offline models, seed 0"
+        + (f", the first {board['max_sets']} sets of each file" if board["max_sets"] else "")
+        + ").",
         "",
-        # what a run's parts say of themselves (a row scored apart from the others, ...)
-        *[f"*{note}*\n" for note in board.get("notes", ())],
+        *merged_note(board),
+        *unranked_note(board),
+        *not_measured_note(board),
         *subset_note(board),
         "## Recommended measures",
         "",
@@ -226,7 +337,10 @@ def page(board: dict) -> str:
         rows = sorted(
             f["rows"], key=lambda r: (r["spearman"] is None, -(r["spearman"] or 0), r["metric"])
         )
+        skip = not_measured(board)
         for r in rows:
+            if r["metric"] in skip:
+                continue
             name = (
                 f"[{r['metric']}](metrics/{r['metric']}.md)"
                 if r["source"] == "registry"
@@ -239,12 +353,68 @@ def page(board: dict) -> str:
                     + (" - |" if f["binary"] else "")
                 )
                 continue
-            rank = "–" if r["rank"] is None else r["rank"]  # scored apart: not ranked
+            rank = "–" if r["rank"] is None else r["rank"]  # see unranked_note
             cells = f"| {rank} | {name} | {r['family']} | {_cell(r['spearman'], r['spearman_interval'])} |"
             if f["binary"]:
                 cells += f" {_cell(r['oca'], r['oca_interval'])} |"
             lines.append(cells)
     return "\n".join(lines) + "\n"
+
+
+def merged_note(board: dict) -> list[str]:
+    """How the rows added by ``--merge`` were ranked (see the module docstring)."""
+    merged = board.get("merged")
+    if not merged:
+        return []
+    names = ", ".join(merged["metrics"])
+    return [
+        f"{names}: scored by `python benchmarks/agreement.py --merge"
+        + "".join(f" -m {m}" for m in merged["metrics"])
+        + "`, which ranks a row by the paired bootstrap against every row whose interval reaches "
+        "its own (recomputed: the same sets, seed and resamples give the same numbers), counts "
+        "the rows whose interval lies wholly above as ranked above it, and adds to the rank of "
+        "each row it beats. On the recomputed rows, the paired test found an interval wholly "
+        f"above another a resolved difference in {merged['pairs_agreeing']} of "
+        f"{merged['pairs_checked']} pairs.",
+        "",
+    ]
+
+
+def unranked(board: dict) -> list[str]:
+    """The metrics with rows that have a correlation but no rank: scored apart from the run
+    that ranked the others (a paired rank needs both rows' resamples)."""
+    return sorted(
+        {r["metric"] for f in board["files"] for r in f["rows"] if _ok(r) and r["rank"] is None}
+    )
+
+
+def unranked_note(board: dict) -> list[str]:
+    names = unranked(board)
+    if not names:
+        return []
+    flags = "".join(f" -m {m}" for m in names)
+    return [
+        f"{', '.join(names)}: scored apart from the run that ranked the other rows, so not "
+        f"ranked (–); `python benchmarks/agreement.py --merge{flags}` ranks "
+        f"{'it' if len(names) == 1 else 'them'} against the others.",
+        "",
+    ]
+
+
+def not_measured(board: dict) -> dict[str, str]:
+    """{metric: reason} of the registered metrics that failed on every file for one reason
+    (a metric that needs a field these files lack): said once, not as a row per file."""
+    reasons: dict[str, set] = {}
+    for f in board["files"]:
+        for r in f["rows"]:
+            if r["source"] == "registry":
+                reasons.setdefault(r["metric"], set()).add(r["error"])
+    return {m: next(iter(e)) for m, e in reasons.items() if len(e) == 1 and None not in e}
+
+
+def not_measured_note(board: dict) -> list[str]:
+    out = [f"- `{m}`: {reason}" for m, reason in sorted(not_measured(board).items())]
+    return ["Not measured, on any of these files:", "", *out, ""] if out else []
 
 
 def _full_sets(name: str) -> int | None:
@@ -273,12 +443,9 @@ def subset_note(board: dict) -> list[str]:
         '!!! warning "A subset"',
         f"    These numbers come from the first {board['max_sets']} sets of each file ({used} of "
         f"{full} sets), not the whole files: the intervals are wide and few differences are",
-        "    resolved. The shared development machine (load average above 15 on its 2 cores) did",
-        "    not leave time for the whole run; `nice python benchmarks/agreement.py` runs it and",
-        f"    rewrites this page. Scaled from this run's CPU time, the whole run costs about "
-        f"{cpu_full:.0f}",
-        f"    CPU minutes (about {cpu_full / 2:.0f} minutes on 2 free cores, model loading "
-        "included once per process).",
+        "    resolved. `python benchmarks/agreement.py` runs the whole files and rewrites this",
+        f"    page; scaled from this run's CPU time, it costs about {cpu_full:.0f} CPU minutes",
+        "    (model loading included once per process).",
         "",
     ]
 
@@ -334,7 +501,10 @@ def reading(board: dict) -> list[str]:
             )
             + "."
         )
-    failed = sorted({r["metric"] for f in board["files"] for r in f["rows"] if r["error"]})
+    skip = not_measured(board)
+    failed = sorted(
+        {r["metric"] for f in board["files"] for r in f["rows"] if r["error"]} - set(skip)
+    )
     if failed:
         out.append(f"- Rows that failed (reason in the table): {', '.join(failed)}.")
     return out
@@ -382,6 +552,14 @@ def main(argv=None) -> int:
     p.add_argument("--only", action="append", help="only the files whose path holds this text")
     p.add_argument("--partial", default=None, help="rewrite this JSON after every file")
     p.add_argument(
+        "--merge",
+        action="store_true",
+        help="score only the -m metrics and merge their rows into a board, ranked against it",
+    )
+    p.add_argument(
+        "--merge-from", default=None, help="with --merge: the board (default: --json-out)"
+    )
+    p.add_argument(
         "--from-json",
         nargs="+",
         default=None,
@@ -394,11 +572,16 @@ def main(argv=None) -> int:
         help="with --from-json: the parts' CPU time, where their files do not hold it",
     )
     args = p.parse_args(argv)
-    board = joined(args.from_json, args.cpu_seconds, args.max_sets) if args.from_json else run(args)
-    print(
-        f"total {board['seconds']:.0f} s wall, {board['cpu_seconds']:.0f} s CPU, "
-        f"{board['cores']} cores, load {board['load_average']}"
-    )
+    if args.merge:
+        board = merge(args)
+    else:
+        board = (
+            joined(args.from_json, args.cpu_seconds, args.max_sets) if args.from_json else run(args)
+        )
+        print(
+            f"total {board['seconds']:.0f} s wall, {board['cpu_seconds']:.0f} s CPU, "
+            f"{board['cores']} cores, load {board['load_average']}"
+        )
     text = page(board)
     if args.no_write:
         print(text)

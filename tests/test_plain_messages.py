@@ -85,7 +85,9 @@ def test_the_reason_of_ead_above_one_is_said_once_a_run(capsys, tmp_path):
     code, _, err = run(capsys, "score", path, "-m", "ead", "--by", "system")
     assert code == 0
     above = [line for line in err.splitlines() if "EAD is above 1" in line]
-    assert len(above) == 2 and err.count("below C for any C >= 2") == 1
+    # one line for the kind, naming both systems, and its reason once
+    assert len(above) == 1 and "(system: a, b; 2 of 2)" in above[0]
+    assert err.count("below C for any C >= 2") == 1
 
 
 def test_a_repeated_prompt_names_its_file_once(capsys, tmp_path):

@@ -82,6 +82,94 @@ def as_setting(data: Any, setting: str | None = None) -> tuple[str, list]:
     return found, out
 
 
+def is_empty(text: str) -> bool:
+    """A response that is blank or whitespace only. The one rule of the readers,
+    ``diveval.score`` and the integrations: skipped, never scored as a response (an empty
+    response has no n-gram and no pair worth a number: scored, a set of them would read as the
+    most diverse by Self-BLEU and as the least by distinct-n, without a word)."""
+    return not text.strip()
+
+
+def no_responses(skipped: int) -> str:
+    """The one-line error of an input with no response left once the empty ones are skipped."""
+    extra = f" ({skipped} empty one{'s' if skipped != 1 else ''} skipped)" if skipped else ""
+    return f"no responses to score{extra}"
+
+
+def skipped_warning(skipped: int, where: str = "") -> str:
+    """The warning a run carries when it skipped ``skipped`` empty responses (``where``: which)."""
+    return (
+        f"skipped {skipped} empty response{'s' if skipped != 1 else ''}"
+        + (f" ({where})" if where else "")
+        + ": blank responses are not scored"
+    )
+
+
+def listed(indices: Sequence[int], what: str) -> str:
+    """``item 3`` / ``items 3, 7, ...``: the first five of ``indices`` (a sixth: there are more)."""
+    shown = ", ".join(map(str, indices[:5])) + (", ..." if len(indices) > 5 else "")
+    return f"{what}{'s' if len(indices) > 1 else ''} {shown}"
+
+
+def count_responses(setting: str, items: list) -> int:
+    return len(items) if setting == CORPUS else sum(len(s) for s in items)
+
+
+def without_empty(
+    setting: str, items: list, options: dict[str, Any], per_item: Sequence[str] = ()
+) -> tuple[list, dict[str, Any], Optional[str]]:
+    """(items, options, warning) with the empty responses skipped (:func:`is_empty`): a corpus
+    loses those items, a set those responses, and a set left with none is left out, as
+    ``diveval score`` reads a file. The ``per_item`` options among ``options`` (references per
+    response, a set's logprobs or reference groups) lose the same entries. warning: None when
+    nothing was skipped; an input with nothing left is an InputError."""
+    if setting == CORPUS:
+        dropped = [i for i, t in enumerate(items) if is_empty(t)]
+        if not dropped:
+            return items, options, None
+        keep = [i for i in range(len(items)) if i not in set(dropped)]
+        count, where = len(dropped), listed(dropped, "item")
+        kept_items = [items[i] for i in keep]
+        inner: dict[int, list[int]] = {}
+    else:
+        inner = {
+            i: [j for j, t in enumerate(s) if not is_empty(t)]
+            for i, s in enumerate(items)
+            if any(is_empty(t) for t in s)
+        }
+        if not inner:
+            return items, options, None
+        count = sum(len(items[i]) - len(js) for i, js in inner.items())
+        gone = [i for i, js in inner.items() if not js]
+        keep = [i for i in range(len(items)) if i not in set(gone)]
+        kept_items = [[items[i][j] for j in inner.get(i, range(len(items[i])))] for i in keep]
+        where = listed(sorted(inner), "in set") + (
+            f"; {listed(gone, 'set')} had none left and {'are' if len(gone) > 1 else 'is'} "
+            "left out of the items"
+            if gone
+            else ""
+        )
+    if not kept_items:
+        raise InputError(no_responses(count))
+    out = dict(options)
+    for key in per_item:
+        values = out.get(key)
+        if values is None:
+            continue
+        values = list(values)
+        if setting == CORPUS or key != "logprobs":
+            out[key] = [values[i] for i in keep]
+        else:  # one number per response of each set (a list of another length: the metric's
+            # own error names it)
+            out[key] = [
+                [values[i][j] for j in inner[i]]
+                if i in inner and len(values[i]) == len(items[i])
+                else values[i]
+                for i in keep
+            ]
+    return kept_items, out, skipped_warning(count, where)
+
+
 def flatten_sets(sets: Sets):
     """(all texts, index of the set of each text)."""
     import numpy as np

@@ -4,6 +4,7 @@ over two processes synced by torch.distributed (gloo on CPU)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -128,3 +129,43 @@ def test_every_kind_of_field_crosses_as_a_tensor_and_back_unchanged(value):
         assert back.dtype == value.dtype and back.tolist() == value.tolist()
     else:
         assert back == value
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_result_has_the_details_of_diveval_score_on_the_same_texts(name):
+    """The registry's warnings on the texts (here: Chinese text the whitespace tokenizer does not
+    split) are in result() as in diveval.score, in batches as in one call."""
+    texts = corpus(10) + ["今天天气很好我们去公园散步吧", "他们昨天晚上看了一部很长的电影"] * 5
+    metric = DiversityMetric(name)
+    for start in range(0, len(texts), 8):
+        metric.update(texts[start : start + 8])
+    expected = diveval.score(texts, [name])[name]
+    assert expected.details.get("warnings")  # the case this test is about
+    assert dict(metric.result().details) == dict(expected.details)
+
+
+def test_empty_texts_are_skipped_and_said_as_diveval_score_says_them():
+    texts = corpus(20)
+    with_empty = texts[:5] + ["", "  "] + texts[5:] + ["\n"]
+    metric = DiversityMetric("distinct-2")
+    metric.update(with_empty[:6])
+    metric.update(with_empty[6:])
+    note = "skipped 3 empty responses (items 5, 6, 22): blank responses are not scored"
+    with pytest.warns(UserWarning, match=re.escape(f"diveval.score: {note}")):
+        expected = diveval.score(with_empty, ["distinct-2"])["distinct-2"]
+    with pytest.warns(UserWarning, match=re.escape(f"DiversityMetric: {note}")):
+        assert metric.compute() == expected.value == one_process(texts, "distinct-2")
+    assert dict(metric.result().details) == dict(expected.details)
+    assert metric.skipped_empty == 3
+
+
+def test_no_text_or_only_empty_ones_is_an_error_not_zero():
+    metric = DiversityMetric("self-bleu")
+    with pytest.warns(UserWarning), pytest.raises(InputError, match="^no responses to score$"):
+        metric.compute()  # torchmetrics warns that compute comes before any update
+    metric.update(["", " "])
+    with pytest.raises(InputError, match=r"no responses to score \(2 empty ones skipped\)"):
+        metric.compute()
+    metric.reset()
+    metric.update(["a b c", "a b d"])
+    assert metric.compute() == one_process(["a b c", "a b d"], "self-bleu")

@@ -12,7 +12,16 @@ are lists of tensors that torchmetrics gathers and concatenates, and the reducti
 finishes them (a union of keys drops the keys two processes share); fields with no torch
 reduction are gathered as a list and combined by ``combine``. ``compute()`` rebuilds the merged
 state and returns its value as a float (what ``self.log`` and Lightning take); ``result()``
-returns the whole diveval Score (signature, details) of the same computation.
+returns the whole diveval Score (signature, details) of the same computation, with the warnings
+``diveval.score`` gives the same texts: the registry's script and language checks read a sample
+of the texts this process added (it keeps the first 256 characters of at most
+``SAMPLE_KEPT`` of them; up to that many, the sample is the one ``diveval.score`` reads).
+
+Empty responses (blank or whitespace only) are skipped, as ``diveval score`` and
+``diveval.score`` skip them, and counted across processes (``skipped_empty``): ``compute()``
+warns as ``diveval.score`` does, and with no response left it is an InputError, never a value
+(an empty state's 0.0 would read as "the most diverse" by Self-BLEU for a model whose every
+answer was empty).
 
 Arrays travel as tensors of the same bits (64-bit keys, unsigned in numpy, as int64 views;
 structured arrays of keys and counts as uint8 rows of their bytes). Fields that are not numbers
@@ -24,15 +33,23 @@ Each process adds the texts it saw; the value after a sync is the one-process va
 from __future__ import annotations
 
 import pickle
+import warnings
 from typing import Any, Optional
 
 import numpy as np
 import torch
 from torchmetrics import Metric
 
+from ..data import is_empty, listed, no_responses, skipped_warning
+from ..errors import InputError
 from ..results import Score
 from ..state import DeclaredState
+from ..text.language import SAMPLE_CHARS
 from .carried import carried_state
+
+#: the texts a DiversityMetric keeps (their first SAMPLE_CHARS characters) for the script and
+#: language checks of ``result()``: about 4 MB at most
+SAMPLE_KEPT = 16384
 
 # torchmetrics' own keyword arguments; every other keyword is a diveval option
 _METRIC_KWARGS = frozenset(
@@ -94,6 +111,9 @@ class DiversityMetric(Metric):
         options = {k: v for k, v in kwargs.items() if k not in _METRIC_KWARGS}
         row, state = carried_state(metric, options, declared=True, host="DiversityMetric")
         self.metric = row.name
+        # the options the registry's call would hand the row (for its language checks)
+        self._row = row
+        self._options = {k: v for k, v in options.items() if k in row.options and v is not None}
         self.direction = row.direction  # which way is more diverse (torchmetrics' is a constant)
         self._empty: DeclaredState = state
         # three kinds of field: one tensor that torch reduces; a list of one tensor per update
@@ -111,12 +131,33 @@ class DiversityMetric(Metric):
                 self.add_state(name, [], "cat")
             else:
                 self.add_state(name, [], None)
+        # the responses added and the empty ones skipped, in every process
+        for name in ("diveval_responses", "diveval_empty"):
+            if name in self._defaults:
+                raise ValueError(f"{metric!r}: a state field is named {name!r}")
+            self.add_state(name, torch.tensor(0, dtype=torch.int64), "sum")
+        self._sample: list[str] = []  # this process's texts for the language checks
+        # this process's empty texts: how many, and where in the order it added texts (the
+        # first six: the warning lists five)
+        self._added, self._empty_here = 0, 0
+        self._empty_at: list[int] = []
+        self._warned = 0
         self._last: Optional[Score] = None
 
     def update(self, texts: list[str]) -> None:
-        """Add a batch of texts (strings: one response per context)."""
+        """Add a batch of texts (strings: one response per context); empty ones are skipped."""
+        texts = list(texts)
+        kept = [t for t in texts if not is_empty(t)]
+        if len(self._empty_at) < 6:
+            self._empty_at += [self._added + i for i, t in enumerate(texts) if is_empty(t)][:6]
+        self._added += len(texts)
+        self._empty_here += len(texts) - len(kept)
+        self._add("diveval_empty", len(texts) - len(kept))
+        self._add("diveval_responses", len(kept))
+        room = SAMPLE_KEPT - len(self._sample)
+        self._sample.extend(t[:SAMPLE_CHARS] for t in kept[: max(0, room)])
         part = self._empty._like()
-        part.update(list(texts))
+        part.update(kept)
         for name, value in part.values().items():
             like = getattr(self._empty, name)
             if name in self._cat_fields:
@@ -148,19 +189,49 @@ class DiversityMetric(Metric):
         else:
             super()._sync_dist(dist_sync_fn, process_group=process_group)
 
+    def _add(self, name: str, n: int) -> None:
+        setattr(self, name, getattr(self, name) + n)
+
+    def _count(self, name: str) -> int:
+        """A count state's value (summed over the processes, once synced)."""
+        return int(getattr(self, name))
+
+    @property
+    def skipped_empty(self) -> int:
+        """The empty texts skipped (in every process, once synced)."""
+        return self._count("diveval_empty")
+
+    def reset(self) -> None:
+        super().reset()
+        self._sample, self._added, self._empty_here, self._empty_at = [], 0, 0, []
+        self._warned = 0
+
     def compute(self) -> float:
-        """The metric's corpus value over every text added (in every process, once synced)."""
+        """The metric's corpus value over every text added (in every process, once synced); an
+        InputError when no response was added."""
+        if self._count("diveval_responses") == 0:
+            raise InputError(no_responses(self._count("diveval_empty")))
         state = self._empty._like()
         for name in self._empty.fields():
             setattr(state, name, self._field(name))
         state._restored()
-        self._last = state.result().with_metric(self.metric)
-        return float(self._last.value)
+        score = state.result().with_metric(self.metric)
+        # the registry's warnings on the texts, as its own call adds them
+        score = self._row.language_checked(score, self._sample, self._options)
+        empty = self._count("diveval_empty")
+        if empty and self._warned != empty:  # said once per count, not at every compute
+            # which items, where this process added them all (after a sync, each process
+            # numbers its own texts: then the count alone)
+            where = listed(self._empty_at, "item") if self._empty_here == empty else ""
+            note = f"DiversityMetric: {skipped_warning(empty, where)}"
+            warnings.warn(note, UserWarning, stacklevel=2)
+            self._warned = empty
+        self._last = score
+        return float(score.value)
 
     def result(self) -> Score:
         """The diveval Score (value, signature, details) of :meth:`compute`: the merged
-        state's, as the shard and Ray engines give it before they add the script and language
-        warnings of a sample of the texts (this metric keeps no texts to sample)."""
+        state's, with the warnings ``diveval.score`` gives the same texts (module docstring)."""
         self.compute()
         assert self._last is not None
         return self._last

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from ..data import is_empty
 from ..errors import InputError, did_you_mean
 from ..results import CORPUS, SETS
 from .csv_rows import csv_rows
@@ -118,8 +119,8 @@ class InputData:
         return f"{self.path}: skipped {n} empty response{'s' if n > 1 else ''} (line {shown})"
 
 
-def _is_empty(text: str) -> bool:
-    return not text.strip()
+# the one rule of the readers, diveval.score and the integrations
+_is_empty = is_empty
 
 
 _SET_INDEX = re.compile(r"\bset (\d+)\b")

@@ -21,12 +21,15 @@ from ..text.tokenizers import get_tokenizer
 
 class Scores(dict):
     """``{metric name: Score}``, plus ``skipped``: ``{name: reason}`` of the *default* metrics
-    that are undefined on this input (e.g. Self-BLEU on a set of one response). A metric named by
-    the caller is never skipped: its error is raised."""
+    that are undefined on this input (e.g. Self-BLEU on a set of one response; a metric named by
+    the caller is never skipped: its error is raised), and ``skipped_empty``: the number of empty
+    responses left out of the input."""
 
     def __init__(self, *args: Any, skipped: dict[str, str] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.skipped: dict[str, str] = dict(skipped or {})
+        # the empty responses ``diveval.score`` left out of the input (data.without_empty)
+        self.skipped_empty = 0
 
 
 def score(
