@@ -145,6 +145,6 @@ def test_semantic_entropy_takes_the_answers_judge():
     import diveval
 
     scores = diveval.score([LONG[:2] + LONG[3:]], metrics=["semantic-entropy"], judge="answers")
-    (score,) = scores
+    score = scores["semantic-entropy"]
     assert "answers:" in score.signature
     assert score.value == pytest.approx(-(2 / 3) * np.log(2 / 3) - (1 / 3) * np.log(1 / 3))

@@ -35,9 +35,11 @@ def pair_features(cosine: float, a: str, b: str) -> list[float]:
     """[cosine of the two answers' embeddings, unigram F1 (clipped counts), bigram F1,
     |log((words of a + 1) / (words of b + 1))|]; symmetric in a and b."""
     wa, wb = words(a), words(b)
+    # the longer over the shorter: log(x / y) and log(y / x) can differ in the last bit
+    longer, shorter = sorted((len(wa) + 1, len(wb) + 1), reverse=True)
     return [
         float(cosine),
         _f1(Counter(wa), Counter(wb)),
         _f1(Counter(zip(wa, wa[1:])), Counter(zip(wb, wb[1:]))),
-        abs(math.log((len(wa) + 1) / (len(wb) + 1))),
+        math.log(longer / shorter),
     ]
