@@ -79,3 +79,18 @@ def test_the_probe_sees_machinery_a_command_imports():
     # the checks above would pass vacuously if the probe read nothing: a command's run imports
     found = _imported_machinery("from diveval.commands import compare; import diveval.meta.compare")
     assert "diveval.meta.compare" in found and "numpy" in found and "diveval.lexical" in found
+
+
+def test_a_small_lexical_score_imports_no_scipy_or_model_library(examples_dir):
+    # scoring registers every metric (their modules are imported), but a metric's heavy library
+    # is imported when it runs: Distinct-n needs none of scipy or the model stacks
+    code = (
+        "import contextlib, io\n"
+        "from diveval.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['score', {str(examples_dir / 'responses.txt')!r}, '-m', 'distinct-2', '--json'])"
+    )
+    found = _imported_machinery(code)
+    heavy = ("scipy", "torch", "transformers", "sentence_transformers", "onnxruntime")
+    assert "diveval.lexical.distinct" in found  # it did score
+    assert [m for m in found if m.split(".")[0] in heavy] == []
