@@ -67,7 +67,8 @@ def main() -> None:
         for tree, src in trees.items():
             for name, argv in COMMANDS.items():
                 jobs.append((name, tree, [sys.executable, "-m", "diveval", *argv], src))
-        for _ in range(args.rounds):
+        for i in range(args.rounds):
+            print(f"round {i + 1} of {args.rounds}", file=sys.stderr, flush=True)
             for name, tree, argv, src in jobs:
                 wall, cpu, out = timed(argv, src)
                 runs.setdefault((name, tree), []).append((wall, cpu))
