@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..meta import compare as cmp
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
     add_at_k_options,
@@ -19,6 +18,9 @@ from .options import (
     metric_options,
     resampling_arguments,
 )
+
+if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
+    from ..meta import compare as cmp
 
 EPILOG = """examples:
   diveval compare base.jsonl tuned.jsonl                      the lexical defaults, paired by id
@@ -32,6 +34,8 @@ else by position; prompts only one input answered are named in a warning and lef
 
 
 def add_parser(sub):
+    from ..meta import compare_options as cmp  # the flags' declarations only
+
     p = sub.add_parser(
         "compare",
         help="paired tests: is a candidate more diverse than the baseline?",
@@ -105,6 +109,8 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from ..meta import compare as cmp
+
     if args.by:
         if len(args.inputs) != 1:
             raise InputError("--by splits one file into systems: give one INPUT")
@@ -215,6 +221,7 @@ def _auto_match(parts) -> str:
 
 
 def _system(name: str, data, index: list[int], match: str) -> cmp.System:
+    from ..meta import compare as cmp
     from ..sampling.records import sampling_signature
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]

@@ -4,9 +4,9 @@ logic is :mod:`diveval.meta.leaderboard` and :mod:`diveval.meta.groups`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import InputError
-from ..meta import compare as cmp
-from ..meta import leaderboard as lb
 from . import add_json_flag, add_metric_flag, print_json
 from .compare import read_systems
 from .options import (
@@ -17,6 +17,9 @@ from .options import (
     metric_options,
     resampling_arguments,
 )
+
+if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
+    from ..meta import leaderboard as lb
 
 EPILOG = """examples:
   diveval leaderboard runs/*/scores.jsonl -m distinct-2 --field generations
@@ -31,6 +34,9 @@ not separate.
 
 
 def add_parser(sub):
+    from ..meta import compare_options as cmp  # the flags' declarations only
+    from ..meta import leaderboard_options as lb
+
     p = sub.add_parser(
         "leaderboard",
         help="rank systems on one metric, with the groups the paired tests cannot tell apart",
@@ -90,6 +96,8 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from ..meta import leaderboard as lb
+
     if args.by:
         if len(args.inputs) != 1:
             raise InputError("--by splits one file into systems: give one INPUT")

@@ -6,9 +6,7 @@ import sys
 from typing import Callable, TypeVar
 
 from ..errors import InputError
-from ..meta.agreement import DEFAULT_TOKENIZER as TEVET_TOKENIZER
-from ..meta.agreement import agreement
-from ..meta.tevet import HUMAN, tevet_test
+from ..meta.defaults import TEVET_TOKENIZER
 from ..progress import track
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
@@ -145,6 +143,8 @@ def _each_file(inputs: list[str], title: str, test: Callable[[str], T]) -> dict[
 
 
 def run_tevet(args) -> int:
+    from ..meta.tevet import HUMAN, tevet_test
+
     options = metric_options(args, *MODEL_FLAGS)  # every flag shown takes effect
     results = _each_file(
         args.inputs,
@@ -232,6 +232,8 @@ def _interval_text(value, interval) -> str:
 
 
 def run_agreement(args) -> int:
+    from ..meta.agreement import agreement
+
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets
         raise InputError("meta agreement resamples all sets with replacement (--fraction 1)")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..io.readers import FORMATS, read_input
-from ..meta.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from ..io.formats import FORMATS
+from ..meta.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from ..models.devices import SETTINGS_OPTIONS
 from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT, add_online_flag
@@ -89,6 +89,8 @@ def add_model_options(p: Any) -> None:
 
 def parse_vocab(value: Any) -> Any:
     """--vocab: an integer V >= 1, 'tokenizer', or a text file whose distinct tokens give V."""
+    from ..io.readers import read_input  # the reader only when a file is given (numpy)
+
     if value is None or value == "tokenizer" or isinstance(value, int):
         return value
     if value.lstrip("+-").isdigit():

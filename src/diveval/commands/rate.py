@@ -9,11 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, MissingDependencyError
-from ..io.readers import read_responses
-from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
-from ..rate.store import Store
 from ..rate.study import DEFAULT_SEED, create_study, load_study
-from ..report.tables import counted
 
 EPILOG = """examples:
   diveval rate init sys_a.txt sys_b.txt sys_c.txt --subsets 100 --size 15 --seed 1 \\
@@ -128,6 +124,8 @@ def run(args) -> int:
 
 
 def _init(args) -> int:
+    from ..io.readers import read_responses
+
     invited = [n.strip() for n in (args.raters or "").split(",") if n.strip()]
     if args.raters is not None and args.raters.strip().isdigit():
         raise InputError(
@@ -163,6 +161,8 @@ def _init(args) -> int:
 
 
 def _serve(args) -> int:
+    from ..rate.store import Store
+
     study = load_study(args.study)
     try:
         import uvicorn
@@ -232,6 +232,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _export(args) -> int:
+    from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
+    from ..report.tables import counted
+
     if not -1.0 <= args.min_pearson <= 1.0:
         raise InputError(f"--min-pearson {args.min_pearson:g} is not between -1 and 1")
     if args.min_raters is not None and args.min_raters < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..meta.levels import DEFAULT_DRAWS
+from ..meta.defaults import DEFAULT_DRAWS
 from ..models.devices import SETTINGS_OPTIONS
 from ..scale.engine import EngineOptions
 from . import add_json_flag, add_metric_flag, print_json, print_warnings

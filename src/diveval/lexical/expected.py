@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..results import SETS, Score
 from ..text.ngrams import group_code_keys, ngram_codes, text_of_positions, unique_sorted
@@ -38,6 +37,10 @@ ESTIMAND = "ratio-of-expectations"
 def miss_probability(a: Any, k: Any, m: Any) -> np.ndarray:
     """C(k - a, m) / C(k, m): the chance that m of k units drawn without replacement all miss a
     type present in a of them (0 where k - a < m). Broadcasts over its arguments."""
+    # scipy here, not at the top: registering the lexical metrics imports this module on every
+    # `diveval score`, and scipy.special alone costs more than a small Distinct-n run
+    from scipy.special import gammaln
+
     a, k, m = np.broadcast_arrays(
         np.asarray(a, dtype=float), np.asarray(k, dtype=float), np.asarray(m, dtype=float)
     )

@@ -32,7 +32,6 @@ import math
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..errors import InputError
 from ..results import SETS, Score
@@ -130,6 +129,8 @@ def mtld_of_ids(ids: np.ndarray, threshold: float = 0.72) -> float:
 
 def hdd_of_ids(ids: np.ndarray, draws: int = 42) -> float:
     """HD-D of one sequence: sum over types of (1 - P(0 of the type in ``draws`` draws)) / draws."""
+    from scipy.special import gammaln  # here: see lexical.expected's miss_probability
+
     n = ids.size
     if n == 0:
         return 0.0

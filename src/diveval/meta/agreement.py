@@ -56,6 +56,7 @@ from .bootstrap import (
     resample_indices,
 )
 from .correlate import as_numbers, coefficient_rows
+from .defaults import TEVET_TOKENIZER
 from .tevet import HUMAN, LABEL, _resolve_metric, best_threshold_accuracy, read_tevet_csv
 
 #: The family of the authors' own per-set columns, and of the human score.
@@ -63,7 +64,7 @@ AUTHORS = "Tevet & Berant's columns"
 PEOPLE = "people (absHDS)"
 #: Options every registered metric is run with, unless the caller says otherwise: Tevet & Berant's
 #: tokenizer, with which their distinct-n and cosine columns are reproduced (``meta tevet``).
-DEFAULT_TOKENIZER = "tevet"
+DEFAULT_TOKENIZER = TEVET_TOKENIZER
 #: Inputs a metric needs beyond the sets themselves; such a metric does not apply to these files.
 _EXTRA_INPUTS = ("references", "reference_groups")
 

@@ -22,9 +22,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-
-DEFAULT_RESAMPLES = 1000
-DEFAULT_CONFIDENCE = 0.95
+from .defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
 
 @dataclass(frozen=True)

@@ -76,21 +76,25 @@ from ..text.ngrams import ngram_starts
 from ..text.prepared import encode_texts
 from ..text.tokenizers import get_tokenizer
 from .at_k import score_at_k
+
+# the choices and defaults the command line shows live apart, so that its parser imports no numpy
+from .compare_options import (
+    DEFAULT_ALPHA,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_LEVELS,
+    DEFAULT_REFIT_RESAMPLES,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    DEFAULT_TEST,
+    LEVELS,
+    TESTS,
+)
+from .compare_options import MATCHES as MATCHES  # read by the callers, not here
 from .reference_resampling import per_item_mean, reference_resampler, refitted
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_REFIT_RESAMPLES = 200  # metrics refitted on every resample (MAUVE): see the docstring
-DEFAULT_SEED = 0
-DEFAULT_ALPHA = 0.05
-DEFAULT_CONFIDENCE = 0.95
-TESTS = ("permutation", "bootstrap")
-DEFAULT_TEST = "permutation"
-LEVELS = (1, 2)
-DEFAULT_LEVELS = 1
 INNER_DRAWS = 20  # two levels: within-prompt resamples of each system's sets, scored once each
 ADJUSTMENT = "holm"
 SIMULTANEOUS = "bonferroni"  # the intervals shown beside Holm's decisions (see _simultaneous)
-MATCHES = ("id", "prompt", "position")
 
 
 # -- Holm ---------------------------------------------------------------------------------------

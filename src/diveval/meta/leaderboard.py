@@ -39,10 +39,8 @@ from ..results import CORPUS
 from ..scale.local import score
 from . import compare as cmp
 from .groups import letters, rank_ranges
+from .leaderboard_options import DEFAULT_INTERVALS, INTERVALS
 from .reference_resampling import per_item_mean
-
-INTERVALS = ("simultaneous", "per-system")
-DEFAULT_INTERVALS = "simultaneous"
 
 
 def default_resamples(n_systems: int, alpha: float = cmp.DEFAULT_ALPHA) -> int:

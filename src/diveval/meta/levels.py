@@ -35,9 +35,9 @@ from ..errors import InputError
 from ..registry import Metric, get_metric
 from ..results import CORPUS, SETS
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap, resample_indices
+from .defaults import DEFAULT_DRAWS
 
 LEVELS = ("per-input", "across-input", "cross-model")
-DEFAULT_DRAWS = 10
 
 
 # Not kw_only: that is Python 3.10+, and the package supports 3.9.

@@ -1,0 +1,17 @@
+"""The choices and defaults of :mod:`diveval.meta.compare` that ``diveval compare`` and
+``diveval leaderboard`` declare as flags, apart from the method (numpy, scipy, the metrics), so
+that building the parser imports none of it. ``meta.compare`` imports them from here: one
+definition each."""
+
+from __future__ import annotations
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_REFIT_RESAMPLES = 200  # metrics refitted on every resample (MAUVE): see meta.compare
+DEFAULT_SEED = 0
+DEFAULT_ALPHA = 0.05
+DEFAULT_CONFIDENCE = 0.95
+TESTS = ("permutation", "bootstrap")
+DEFAULT_TEST = "permutation"
+LEVELS = (1, 2)
+DEFAULT_LEVELS = 1
+MATCHES = ("id", "prompt", "position")

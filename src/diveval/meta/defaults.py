@@ -1,0 +1,14 @@
+"""The defaults of the meta methods that the command line shows, apart from the methods: the
+parser reads them here without importing numpy or a metric (``diveval --version`` builds every
+command's flags). Each method imports its own from here, so a default is still written once."""
+
+from __future__ import annotations
+
+#: :mod:`diveval.meta.bootstrap`: resamples and interval confidence of every bootstrap.
+DEFAULT_RESAMPLES = 1000
+DEFAULT_CONFIDENCE = 0.95
+#: :mod:`diveval.meta.levels`: seeded draws averaged by the per-input / across-input levels.
+DEFAULT_DRAWS = 10
+#: :mod:`diveval.meta.agreement`: Tevet & Berant's tokenizer, with which their distinct-n and
+#: cosine columns are reproduced (``meta tevet``, ``meta agreement``).
+TEVET_TOKENIZER = "tevet"
