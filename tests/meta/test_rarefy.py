@@ -382,3 +382,10 @@ def test_ngram_counts_are_not_held_to_m():
     np.testing.assert_array_equal(r.curve.value, raw.value)
     assert r.value == pytest.approx(7 / 6) and r.curve.value[-1] > 6
     assert np.all(r.curve.low >= 0) and not any("D_q(m)" in w for w in r.warnings)
+
+
+def test_the_parsers_list_of_judge_options_is_what_the_partition_declares():
+    from diveval.meta.rarefy import declared_judge_options
+    from diveval.meta.rarefy_options import JUDGE_OPTIONS
+
+    assert JUDGE_OPTIONS == declared_judge_options()

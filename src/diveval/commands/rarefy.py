@@ -29,7 +29,7 @@ twice a set's size, estimates from sets without doubletons, and an undefined q =
 def _model_flags() -> list[str]:
     """The model flags a measure takes (the judge's, for classes), and the process-wide ones
     (threads, applied by ``diveval.cli``): never a flag that would configure nothing here."""
-    from ..meta.rarefy import JUDGE_OPTIONS, NGRAM_OPTIONS
+    from ..meta.rarefy_options import JUDGE_OPTIONS, NGRAM_OPTIONS
     from ..options import OPTION
 
     return [f for f in MODEL_FLAGS if f in (*JUDGE_OPTIONS, *NGRAM_OPTIONS) or OPTION[f].run]

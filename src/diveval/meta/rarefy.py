@@ -44,25 +44,28 @@ from ..results import SETS, make_signature
 from ..semantic.equivalence import JudgeOptions, partition
 from ..text.prepared import prepare
 from .rarefaction import Curve, curve, default_sizes, feasible, finite_or_none
+from .rarefy_options import JUDGE_OPTIONS, NGRAM_OPTIONS
 
 MEASURES = ("classes", "N-grams")
 _NGRAMS = re.compile(r"^([1-9])-grams?$")
 NAMES = {0: "richness", 1: "shannon", 2: "simpson"}
-#: What the partition into classes takes, read from its declarations (the judge's models and
-#: settings, ``JudgeOptions``; its own keyword options) so that an option added there reaches
-#: rarefy too; quality and patience shape the utility only, never the classes, and stored
-#: classes are no judge.
-JUDGE_OPTIONS = (
-    "judge",
-    *(
-        name
-        for name, p in inspect.signature(partition).parameters.items()
-        if p.kind is p.KEYWORD_ONLY and name not in ("classes", "quality", "patience", "context")
-    ),
-    *sorted(JudgeOptions.__required_keys__ | JudgeOptions.__optional_keys__),
-)
-#: What the n-gram measures take: the tokenization of :func:`diveval.text.prepared.prepare`.
-NGRAM_OPTIONS = ("tokenizer", "lowercase")
+
+
+def declared_judge_options() -> tuple[str, ...]:
+    """What the partition into classes takes, read from its declarations (the judge's models and
+    settings, ``JudgeOptions``; its own keyword options): ``rarefy_options.JUDGE_OPTIONS`` must
+    equal it. Quality and patience shape the utility only, never the classes, and stored classes
+    are no judge."""
+    return (
+        "judge",
+        *(
+            name
+            for name, p in inspect.signature(partition).parameters.items()
+            if p.kind is p.KEYWORD_ONLY
+            and name not in ("classes", "quality", "patience", "context")
+        ),
+        *sorted(JudgeOptions.__required_keys__ | JudgeOptions.__optional_keys__),
+    )
 
 
 @dataclass(frozen=True)
