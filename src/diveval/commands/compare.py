@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..options import PER_ITEM_OPTIONS
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
     add_at_k_options,
@@ -21,6 +22,10 @@ from .options import (
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
     from ..meta import compare as cmp
+
+#: The per-item options whose flag names a record field (one entry per response), shared with
+#: `leaderboard`: each system's records' values travel on its System, not in the options.
+STORED = ("classes", "quality")
 
 EPILOG = """examples:
   diveval compare base.jsonl tuned.jsonl                      the lexical defaults, paired by id
@@ -103,6 +108,7 @@ def add_parser(sub):
     )
     add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
     add_at_k_options(p)
+    add_option_flags(p, *STORED)
     add_model_options(p)
     add_json_flag(p)
     return p
@@ -129,7 +135,7 @@ def run(args) -> int:
         levels=args.levels,
         match=match,
         refit_resamples=args.refit_resamples,
-        **metric_options(args),
+        **system_options(args),
     )
     for w in result.warnings:
         print(f"diveval: warning: {w}", file=sys.stderr)
@@ -143,17 +149,30 @@ def run(args) -> int:
     return 0
 
 
+def system_options(args) -> dict[str, Any]:
+    """The metric options of the command line less the per-item ones, which each system carries
+    for its own items (:func:`read_systems`)."""
+    return {k: v for k, v in metric_options(args).items() if k not in PER_ITEM_OPTIONS}
+
+
 def read_systems(args) -> tuple[list[cmp.System], str]:
     """The systems of ``args.inputs`` (one per file, or one per ``--by`` group of one file) and
-    how their prompts are matched: what `compare` and `leaderboard` read alike."""
+    how their prompts are matched: what `compare` and `leaderboard` read alike. The fields that
+    --classes and --quality name are read and checked as `score` reads them, one entry per
+    response, and each system holds its records' values."""
     from ..io.readers import read_input
+    from .score import distinct_disagreements
 
+    fields = {k: getattr(args, k) for k in STORED if getattr(args, k, None)}
     parts: list[tuple[str, Any, list[int]]] = []
     for path in args.inputs:
-        data = read_input(path, args.format, args.field)
+        data = read_input(path, args.format, args.field, per_response=list(fields.values()))
         note = data.skipped_note()
         if note:
             print(f"diveval: note: {note}", file=sys.stderr)
+        if "classes" in fields:
+            for line in distinct_disagreements(data, fields["classes"]):
+                print(f"diveval: warning: {line}", file=sys.stderr)
         if args.by:
             for name, index in _groups(data, args.by).items():
                 parts.append((name, data, index))
@@ -164,7 +183,7 @@ def read_systems(args) -> tuple[list[cmp.System], str]:
     for _, data, index in parts:
         _check_at_k(data, index, getattr(args, "at_k", None))
     return [
-        _system(name, data, index, match) for name, (_, data, index) in zip(names, parts)
+        _system(name, data, index, match, fields) for name, (_, data, index) in zip(names, parts)
     ], match
 
 
@@ -220,9 +239,10 @@ def _auto_match(parts) -> str:
     return "position"
 
 
-def _system(name: str, data, index: list[int], match: str) -> cmp.System:
+def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> cmp.System:
     from ..meta import compare as cmp
     from ..sampling.records import sampling_signature
+    from .score import _with_references
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
     if match == "id":
@@ -243,6 +263,11 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
     references = None
     if any("references" in r for r in records):  # ref-* and MAUVE: each record's own
         references = tuple(_references(r.get("references")) for r in records)
+    # score's reading of the per-item fields (stored classes, quality scores, log-probabilities,
+    # reference groups), so that a system is scored as `score` would score its file; the
+    # references travel apart, as they did before these
+    stored = _with_references(dict(fields), records)
+    per_item = {k: tuple(v) for k, v in stored.items() if k != "references"}
     try:
         return cmp.System(
             name,
@@ -251,6 +276,7 @@ def _system(name: str, data, index: list[int], match: str) -> cmp.System:
             prompts,
             sampling_signature(records),
             references,
+            per_item,
         )
     except InputError as exc:
         # the system's own name (this path, or its stem) starts the message: the path says it

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from . import add_json_flag, add_metric_flag, print_json
-from .compare import read_systems
+from .compare import STORED, read_systems, system_options
 from .options import (
     add_input_flags,
     add_model_options,
     add_option_flags,
     add_resampling_flags,
-    metric_options,
     resampling_arguments,
 )
 
@@ -90,6 +89,7 @@ def add_parser(sub):
         "per-system (each alone)",
     )
     add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
+    add_option_flags(p, *STORED)
     add_model_options(p)
     add_json_flag(p)
     return p
@@ -117,7 +117,7 @@ def run(args) -> int:
         alpha=args.alpha,
         intervals=args.intervals,
         match=match,
-        **metric_options(args),
+        **system_options(args),
     )
     if args.json:
         out = {"inputs": list(args.inputs), **board.to_dict()}

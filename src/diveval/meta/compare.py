@@ -335,7 +335,9 @@ class System:
     """One system's answers: ``items`` (sets, or one response each) keyed by prompt ``keys``;
     ``prompts`` (optional) the prompt text of each item, checked to agree across systems;
     ``references`` (optional) each item's reference texts (the ref-* metrics and MAUVE), which
-    travel with the item when prompts are resampled or swapped."""
+    travel with the item when prompts are resampled or swapped; ``per_item``: the per-item
+    options (``diveval.options``' ``per_item``: stored classes, quality scores, log-probabilities)
+    as ``{option: one entry per item}``, which travel with their item the same way."""
 
     name: str
     keys: tuple[str, ...]
@@ -343,6 +345,7 @@ class System:
     prompts: tuple[str | None, ...] | None = None
     sampling: str | None = None  # the sampling settings the records carry, if any
     references: tuple[tuple[str, ...] | None, ...] | None = None
+    per_item: Mapping[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.keys) != len(self.items):
@@ -354,6 +357,13 @@ class System:
                 f"{self.name}: {len(self.references)} lists of references for "
                 f"{len(self.items)} items"
             )
+        for key, values in self.per_item.items():
+            if key not in PER_ITEM_OPTIONS:
+                raise ValueError(f"{key!r} is not a per-item option")  # a developer's slip
+            if len(values) != len(self.items):
+                raise InputError(
+                    f"{self.name}: {len(values)} entries of {key} for {len(self.items)} items"
+                )
         seen: set[str] = set()
         for key in self.keys:
             if key in seen:
@@ -384,6 +394,15 @@ def as_system(name: str, data: Any) -> System:
 
 def _plain(v: Any) -> Any:
     return v if isinstance(v, str) else list(v)
+
+
+def item_options(system: System, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with the system's own per-item values (references, stored classes...), one
+    entry per item of ``system.items``: what scoring those items takes."""
+    out = {**options, **{k: list(v) for k, v in system.per_item.items()}}
+    if system.references is not None:
+        out["references"] = list(system.references)
+    return out
 
 
 def _with_references(system: System, references: Any) -> System:
@@ -808,20 +827,30 @@ class _Run:
     scored: dict[str, Any] = field(default_factory=dict)
     inner: dict[str, list[Any]] = field(default_factory=dict)
 
-    def _scored_sets(self, items: list, refs: Sequence[Any] | None = None) -> Any:
+    def _scored_sets(self, items: list, options: Mapping[str, Any]) -> Any:
         if self.at_k["at_k"] is None:
-            given = self.options if refs is None else {**self.options, "references": list(refs)}
-            return score(items, self.asked, **given)
-        return score_at_k(items, self.asked, **self.at_k, **self.options)
+            return score(items, self.asked, **options)
+        # the per-item values go along, so that at-k refuses what it cannot draw with the sets
+        return score_at_k(items, self.asked, **self.at_k, **options)
 
     def score_all(self, ordered: Sequence[System]) -> None:
-        """Every system scored once, on all of its prompts (and, with two levels, on
-        INNER_DRAWS within-prompt resamples of its sets)."""
-        self.scored = {s.name: self._scored_sets(s.items, s.references) for s in ordered}
+        """Every system scored once, on all of its prompts, each item with its own per-item
+        values (and, with two levels, on INNER_DRAWS within-prompt resamples of its sets)."""
+        self.scored = {
+            s.name: self._scored_sets(s.items, item_options(s, self.options)) for s in ordered
+        }
         if self.levels == 2:
+            held = sorted({k for s in ordered for k in s.per_item})
+            if held:
+                # a within-prompt resample draws responses, and their stored classes or scores
+                # would have to be drawn with them: not done, so refused rather than misaligned
+                raise InputError(
+                    f"two levels resample each set's responses without their {', '.join(held)}: "
+                    "use one level"
+                )
             for i, s in enumerate(ordered):
                 draws = _inner_draws(s.items, np.random.default_rng([self.seed, 2, i]))
-                self.inner[s.name] = [self._scored_sets(d) for d in draws]
+                self.inner[s.name] = [self._scored_sets(d, self.options) for d in draws]
 
     def pair_rows(
         self,

@@ -189,12 +189,10 @@ def leaderboard(
         raise InputError(f"the systems answered {n} prompt(s); a leaderboard needs 2 or more")
     cmp._check_prompts("the systems", n, confidence)
     options = {k: v for k, v in options.items() if v is not None}
-    given = {s.name: (s.items, s.references) for s in ordered}
+    # each system's items with their own references and per-item values (stored classes...);
+    # resamples and swaps then move per-prompt values, which carry them
     scored = {
-        name: score(
-            items, [metric], **(options if refs is None else {**options, "references": list(refs)})
-        )[metric]
-        for name, (items, refs) in given.items()
+        s.name: score(s.items, [metric], **cmp.item_options(s, options))[metric] for s in ordered
     }
     _per_prompt(scored, metric, setting, options)
     row = get_metric(metric)
