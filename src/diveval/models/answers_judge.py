@@ -26,7 +26,7 @@ from ..progress import bars_enabled, track
 from ..text.answer_overlap import FEATURES, pair_features
 from .fingerprint import file_sha256
 from .loaded import load_once
-from .threads import onnx_threads
+from .shipped_nli import weight_only_int8_session
 
 #: Folder of the shipped weights, tokenizer, head and card (package data).
 MODEL_DIR = Path(__file__).resolve().parent / "answers_minilm"
@@ -48,7 +48,6 @@ class AnswerEquivalenceModel:
         batch_size: int = DEFAULT_BATCH_SIZE,
         threads: Optional[int] = None,
     ) -> None:
-        import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
 
         self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
@@ -74,15 +73,7 @@ class AnswerEquivalenceModel:
             str(self.model_dir / "vocab.txt"), lowercase=cfg.get("lowercase", True)
         )
         self._tok.enable_truncation(self.max_length)
-        opts = ort.SessionOptions()
-        # Fold the int8 weights' DequantizeLinear into fp32 constants once, at load (see
-        # shipped_nli: otherwise every run dequantises all weights again).
-        opts.add_session_config_entry("session.disable_quant_qdq", "1")
-        opts.intra_op_num_threads = int(threads) if threads else onnx_threads()
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(self.model_path), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = weight_only_int8_session(self.model_path, threads)
 
     def __repr__(self) -> str:
         return f"AnswerEquivalenceModel(name={self.name!r}, fingerprint={self.fingerprint!r})"

@@ -27,6 +27,24 @@ MODEL_NAME = "diveval-nli-minilm-l6"
 DEFAULT_BATCH_SIZE = 32
 
 
+def weight_only_int8_session(model_path: Path, threads: Optional[int] = None):
+    """An onnxruntime CPU session of a shipped weight-only int8 model (``threads``: None for
+    ``models.threads``' default)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    # Fold DequantizeLinear of the int8 weights into fp32 constants once, at load (onnxruntime
+    # keeps QDQ pairs unfolded by default, for quantised kernels this model does not use):
+    # otherwise every run dequantises all weights again.
+    opts.add_session_config_entry("session.disable_quant_qdq", "1")
+    # onnxruntime's default (a thread per core, two pools) oversubscribes a busy machine
+    opts.intra_op_num_threads = int(threads) if threads else onnx_threads()
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(
+        str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
+    )
+
+
 class ShippedNLIModel(BatchedNLI):
     """A 3-way NLI cross-encoder stored as an ONNX file beside a BERT ``vocab.txt``.
 
@@ -51,7 +69,6 @@ class ShippedNLIModel(BatchedNLI):
         max_length: Optional[int] = None,
         threads: Optional[int] = None,
     ) -> None:
-        import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
 
         self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
@@ -81,17 +98,7 @@ class ShippedNLIModel(BatchedNLI):
         # (``truncation``), since on LLM answers it decides what the model reads
         self._tok.enable_truncation(self.max_length, strategy="longest_first")
         self.truncation = f"pair{self.max_length}-longest-first"
-        opts = ort.SessionOptions()
-        # Fold DequantizeLinear of the int8 weights into fp32 constants once, at load (onnxruntime
-        # keeps QDQ pairs unfolded by default, for quantised kernels this model does not use):
-        # otherwise every run dequantises all weights again.
-        opts.add_session_config_entry("session.disable_quant_qdq", "1")
-        # onnxruntime's default (a thread per core, two pools) oversubscribes a busy machine
-        opts.intra_op_num_threads = int(threads) if threads else onnx_threads()
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(self.model_path), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = weight_only_int8_session(self.model_path, threads)
         self._input_names = {i.name for i in self._session.get_inputs()}
 
     def __repr__(self) -> str:
