@@ -1,5 +1,7 @@
 """One module per `diveval` subcommand: ``add_parser(subparsers)`` and ``run(args) -> int``."""
 
+from __future__ import annotations
+
 import argparse
 import re
 from typing import Any
