@@ -343,7 +343,8 @@ _JUDGE_MODELS = ("nli_model", "embedding_model", *_MODEL_SETTINGS)
 EQUIVALENCE = [
     Metric(
         "equivalence-classes",
-        "distinct_k: number of equivalence classes of a set under a judge (nli | embedding | bleu | "
+        "distinct_k: number of equivalence classes of a set under a judge (answers: diveval's "
+        "shipped answer-equivalence model, the default | nli | embedding | bleu | "
         "NoveltyBench's unigram, bertscore and hf: trained classifier), "
         "greedy in order, or the classes a file stores (NoveltyBench's partition); details: "
         "patience-weighted utility, p=0.8 (NoveltyBench)",
