@@ -175,7 +175,7 @@ def test_nli_judge_needs_entailment_both_ways():
     nli = TableNLI({("a", "b"), ("b", "a"), ("a", "c")})  # a->c only one way
     judge = NLIJudge(nli)
     assert judge.judge_pairs([("a", "b"), ("a", "c")]) == [True, False]
-    score = equivalence_classes([["a", "b", "c"]], nli_model=nli)
+    score = equivalence_classes([["a", "b", "c"]], "nli", nli_model=nli)
     assert score.details["labels"].tolist() == [[0, 0, 1]]
     assert "labels" not in score.to_dict() and score.to_dict(True)["details"]["labels"] == [
         [0, 0, 1]

@@ -278,13 +278,15 @@ def test_the_benchmarks_classifier_is_asked_about_identical_answers_by_default(m
 def test_the_shipped_nli_judge_keeps_identical_answers_together():
     pytest.importorskip("onnxruntime")
     try:
-        got = diveval.score(FOURS, ["equivalence-classes"])["equivalence-classes"]
+        got = diveval.score(FOURS, ["equivalence-classes"], judge="nli")["equivalence-classes"]
     except diveval.errors.MissingDependencyError as err:  # pragma: no cover
         pytest.skip(str(err))
     assert split_identical_pairs(FOURS[0], got.details["labels"][0]) == 0
     assert got.value == 4.0 and "ident:one" in got.signature
     # asked, the shipped model calls no two copies of "4" equivalent: ten classes
-    model = diveval.score(FOURS, ["equivalence-classes"], identical="model")["equivalence-classes"]
+    model = diveval.score(FOURS, ["equivalence-classes"], judge="nli", identical="model")[
+        "equivalence-classes"
+    ]
     assert model.value == 10.0
 
 

@@ -210,7 +210,9 @@ def test_a_response_equivalent_to_two_openers_joins_the_later_one():
     table.update({("a", "b"): 0, ("b", "a"): 0})
     got = semantic_entropy([["a", "b", "c"]], "nli", nli_model=TableNLI(table))
     assert labels_of(got, 0) == [0, 1, 1]
-    eq = diveval.score([["a", "b", "c"]], ["equivalence-classes"], nli_model=TableNLI(table))
+    eq = diveval.score(
+        [["a", "b", "c"]], ["equivalence-classes"], judge="nli", nli_model=TableNLI(table)
+    )
     assert list(eq["equivalence-classes"].details["labels"][0]) == [0, 1, 0]
 
 

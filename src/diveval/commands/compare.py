@@ -160,8 +160,7 @@ def read_systems(args) -> tuple[list[cmp.System], str]:
     how their prompts are matched: what `compare` and `leaderboard` read alike. The fields that
     --classes and --quality name are read and checked as `score` reads them, one entry per
     response, and each system holds its records' values."""
-    from ..io.readers import read_input
-    from .score import distinct_disagreements
+    from ..io.readers import distinct_disagreements, read_input
 
     fields = {k: getattr(args, k) for k in STORED if getattr(args, k, None)}
     parts: list[tuple[str, Any, list[int]]] = []
@@ -240,9 +239,9 @@ def _auto_match(parts) -> str:
 
 
 def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> cmp.System:
+    from ..io.readers import per_item_fields
     from ..meta import compare as cmp
     from ..sampling.records import sampling_signature
-    from .score import _with_references
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
     if match == "id":
@@ -266,7 +265,7 @@ def _system(name: str, data, index: list[int], match: str, fields: dict[str, str
     # score's reading of the per-item fields (stored classes, quality scores, log-probabilities,
     # reference groups), so that a system is scored as `score` would score its file; the
     # references travel apart, as they did before these
-    stored = _with_references(dict(fields), records)
+    stored = per_item_fields(dict(fields), records)
     per_item = {k: tuple(v) for k, v in stored.items() if k != "references"}
     try:
         return cmp.System(

@@ -559,3 +559,53 @@ def _read_csv(path: str, text: str, column: str | None = None, tab: bool = False
         items.append(item)
         records.append(row)
     return InputData(path, SETS if resp_cols else CORPUS, items, records, tuple(skipped))
+
+
+def per_item_fields(options: dict, records: Sequence) -> dict:
+    """``options`` with the per-item fields of the records (references, reference groups,
+    log-probabilities, and the fields --classes and --quality name), for the metrics that take
+    them: what `score`, `compare` and `leaderboard` pass alike."""
+    out = dict(options)
+    for name in ("classes", "quality"):  # a field name on the command line: its lists here
+        if isinstance(options.get(name), str):
+            out[name] = [r.get(options[name]) for r in records]
+    if has_field(records, "reference_groups"):  # LSDSCC
+        out["reference_groups"] = [r.get("reference_groups") for r in records]
+    if has_field(records, "references"):  # the multi-reference metrics (ref-*)
+        out["references"] = [r.get("references") for r in records]
+    if has_field(records, "logprobs"):  # semantic-entropy, likelihood-weighted
+        out["logprobs"] = [r.get("logprobs") for r in records]
+    return out
+
+
+#: The most records whose ``distinct`` disagrees with their classes that are named one by one.
+SHOWN_DISAGREEMENTS = 5
+
+
+def distinct_disagreements(data, field: str) -> list[str]:
+    """One line per record whose ``distinct`` disagrees with the classes in ``field`` (the first
+    ``SHOWN_DISAGREEMENTS``, then how many more): NoveltyBench stores distinct as the highest
+    0-based label, the number of classes - 1. Records without a number there are passed over."""
+    out = []
+    for rec in data.records:
+        distinct, labels = rec.get("distinct"), rec.get(field)
+        if isinstance(distinct, bool) or not isinstance(distinct, (int, float)):
+            continue
+        if not isinstance(labels, list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in labels
+        ):
+            continue  # the metric reports labels that are not labels, as an error
+        classes = len(set(labels))
+        if distinct != classes - 1:
+            out.append(
+                f'{data.path}:{rec.get("_line")}: "distinct" is {distinct:g}, but "{field}" '
+                f"has {classes} classes (NoveltyBench's distinct is the classes - 1 = "
+                f'{classes - 1}); the classes are counted from "{field}"'
+            )
+    if len(out) > SHOWN_DISAGREEMENTS:
+        more = len(out) - SHOWN_DISAGREEMENTS
+        out = out[:SHOWN_DISAGREEMENTS] + [
+            f'{data.path}: {more} more record{"s" if more > 1 else ""} whose "distinct" '
+            f'disagrees with "{field}"'
+        ]
+    return out
