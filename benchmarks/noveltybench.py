@@ -117,7 +117,7 @@ def main(argv=None) -> int:
         out += [
             f"## {title[0].upper()}{title[1:]}",
             "",
-            "```sh",
+            "```text",
             f"diveval leaderboard ../shared/data/novelty-bench/curated/*/*/scores.jsonl "
             f"-m equivalence-classes {shown}",
             "```",
