@@ -18,6 +18,7 @@ from .registry import PER_ITEM_OPTIONS, all_metrics
 from .scale.engine import EngineOptions
 from .scale.local import Scores
 from .scale.local import score as score_here
+from .scale.ray_engine import is_ray_dataset
 from .scale.ray_engine import score as score_on_ray
 
 __all__ = ["EngineOptions", "Scores", "metrics", "score"]
@@ -55,10 +56,12 @@ def score(
     0.75
     """
     data = select_column(data, options.pop("column", None))
-    setting, items = as_setting(data)
-    n_items = count_responses(setting, items)
-    data, options, skipped = without_empty(setting, items, options, PER_ITEM_OPTIONS)
-    empty = n_items - count_responses(setting, data)
+    skipped, empty = None, 0
+    if not is_ray_dataset(data):  # a Ray Dataset's rows are read on the cluster, not here
+        setting, items = as_setting(data)
+        n_items = count_responses(setting, items)
+        data, options, skipped = without_empty(setting, items, options, PER_ITEM_OPTIONS)
+        empty = n_items - count_responses(setting, data)
     # the model keywords (device=, precision=, batch_size=, cache_dir=, threads=) checked and
     # resolved once, here or by the caller, into the settings every model of the run loads with
     if models is None:

@@ -171,7 +171,7 @@ def score(
     address, concurrency = run_on.address, run_on.concurrency
     num_gpus, batch_rows = run_on.num_gpus, run_on.batch_rows
 
-    if _is_ray_dataset(data):
+    if is_ray_dataset(data):
         try:
             setting, items = dataset_setting(data), data
         except Exception as exc:
@@ -186,7 +186,7 @@ def score(
     ray = start_ray(address, run_on.verbose)
     options.pop("progress", None)  # Ray shows no per-run bars on workers
     keys = [k for k in PER_ITEM_OPTIONS if options.get(k) is not None]
-    if keys and _is_ray_dataset(items):
+    if keys and is_ray_dataset(items):
         raise InputError(
             f"{', '.join(keys)}: one value per item; with a Ray Dataset input, give a list instead"
         )
@@ -230,7 +230,7 @@ def _worker_input_error(exc: BaseException) -> InputError | None:
     return InputError(found.group(1).strip()) if found else None
 
 
-def _is_ray_dataset(data: Any) -> bool:
+def is_ray_dataset(data: Any) -> bool:
     return type(data).__module__.startswith("ray.data") and hasattr(data, "map_batches")
 
 
@@ -247,7 +247,7 @@ def _score_sets(
     names = [m.name for m in chosen]
     cpus = int(ray.cluster_resources().get("CPU", 1))
     pool = concurrency or max(1, min(4, cpus))
-    if _is_ray_dataset(items):
+    if is_ray_dataset(items):
         no_options = pickle.dumps({})
         # read (and checked) into the cluster's object store first: reading tasks that wait
         # for CPUs held by the actor pool below would never run on a small cluster
@@ -301,7 +301,7 @@ def _score_corpus(
     ray, texts: Any, names: list[str], size: int, options: dict, num_gpus: float
 ) -> dict:
 
-    rows = texts if _is_ray_dataset(texts) else ray.data.from_items([{"text": t} for t in texts])
+    rows = texts if is_ray_dataset(texts) else ray.data.from_items([{"text": t} for t in texts])
     metrics = [get_metric(n) for n in names]
     per_item = any(options.get(k) is not None for k in PER_ITEM_OPTIONS)
     # by block: states that load a model or read per-item options; by batch of rows: the others
@@ -325,7 +325,7 @@ def _score_corpus(
         for name in merged:
             per = np.concatenate([v[name] for v in values])
             results[name] = merged[name].result(per).with_metric(name)
-    if _is_ray_dataset(texts) and any(n not in results for n in names):
+    if is_ray_dataset(texts) and any(n not in results for n in names):
         # the metrics below take the texts on the driver (in blocks, or whole)
         texts = [str(r["text"]) for r in texts.take_all()]
     if blocked:  # per-item ref-* scores, pooled BLEU statistics, Vendi Gram states: by block
@@ -336,7 +336,7 @@ def _score_corpus(
         _rewarn(said)
         results.update(scores)
     # the states' Scores get the script and language warnings one process gives (a sample)
-    sample = [str(r["text"]) for r in texts.take(64)] if _is_ray_dataset(texts) else texts
+    sample = [str(r["text"]) for r in texts.take(64)] if is_ray_dataset(texts) else texts
     return {n: get_metric(n).language_checked(results[n], sample, options) for n in names}
 
 
