@@ -139,7 +139,9 @@ def test_inputs_read_by_ray_data_on_the_cluster(local_ray, tmp_path):
     )
     # vendi: the corpus is embedded on the cluster in other batches (float32 noise, as above)
     assert_same_scores(diveval.score(texts, corpus_names), remote, tol=1e-9, tols={"vendi": 1e-6})
-    with pytest.raises(diveval.InputError, match="none of the fields responses, response, generations, text"):
+    with pytest.raises(
+        diveval.InputError, match="none of the fields responses, response, generations, text"
+    ):
         read_dataset(str(tmp_path / "hf"))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"responses": ["a", "b"]}\n{"responses": ["c", 3]}\n')
