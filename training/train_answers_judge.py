@@ -50,7 +50,6 @@ SPLIT_FILE = ROOT / "training" / "answers_judge_split.json"
 
 # The benchmark truncates each answer to its first 128 tokens before judging a pair.
 MAX_LENGTH = 128
-SHORT_WORDS = 5
 
 
 def read_sets(data: Path) -> list[dict]:
@@ -103,15 +102,8 @@ OVERLAP = _load_overlap()
 features = OVERLAP.pair_features
 
 
-def short_rule(a: str, b: str):
-    """NoveltyBench's classifier's rule for short answers (``equivalence.short_pair_rule``):
-    when the longer has at most 5 white-space words, equivalent iff 2 x shared words >= its
-    length; None for longer pairs."""
-    wa, wb = a.strip().lower().split(), b.strip().lower().split()
-    longer = max(len(wa), len(wb))
-    if longer > SHORT_WORDS:
-        return None
-    return 2 * len(set(wa) & set(wb)) >= longer
+# NoveltyBench's classifier's rule for short answers, the one the shipped judge applies
+short_rule = OVERLAP.short_pair_rule
 
 
 # ---- the benchmark's partition and the agreement figures ----

@@ -124,6 +124,7 @@ from ..models.resolve import answers_model_for, nli_for
 from ..models.similarity import load_pair_classifier
 from ..options import OPTION
 from ..results import SETS, Score, make_signature
+from ..text.answer_overlap import SHORT_WORDS, short_pair_rule
 from .embedding_diversity import unit_rows
 from .homogenization import rouge_tokens
 from .identical import MODEL, ONE, check_identical, split_warning
@@ -152,7 +153,6 @@ THRESHOLD_RANGES = {
     "hf": (0.0, 1.0),
     "answers": (0.0, 1.0),
 }
-SHORT_WORDS = 5  # NoveltyBench decides pairs of at most 5 words by word overlap
 
 Pair = tuple[str, str]
 
@@ -346,18 +346,6 @@ def bertscore_judge(
             "cache offline, or name a local model with --embedding-model"
         ) from None
     return BertScoreJudge(scorer, name, fp, layer, threshold)
-
-
-def short_pair_rule(a: str, b: str, max_words: int = SHORT_WORDS) -> Optional[bool]:
-    """NoveltyBench's rule for short responses: when the longer of the two has at most
-    ``max_words`` words (lower-cased, split on white space), they are equivalent iff twice the
-    number of distinct words they share is at least the longer one's word count; None (the
-    classifier decides) for longer pairs."""
-    wa, wb = a.strip().lower().split(), b.strip().lower().split()
-    longer = max(len(wa), len(wb))
-    if longer > max_words:
-        return None
-    return 2 * len(set(wa) & set(wb)) >= longer
 
 
 class ClassifierJudge(Judge):

@@ -13,8 +13,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Optional
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+#: NoveltyBench decides pairs of at most 5 words by word overlap, not by its classifier
+SHORT_WORDS = 5
 
 #: The order of ``pair_features``'s values (the head's weights follow it).
 FEATURES = ("cosine", "unigram_f1", "bigram_f1", "abs_log_length_ratio")
@@ -43,3 +47,15 @@ def pair_features(cosine: float, a: str, b: str) -> list[float]:
         _f1(Counter(zip(wa, wa[1:])), Counter(zip(wb, wb[1:]))),
         math.log(longer / shorter),
     ]
+
+
+def short_pair_rule(a: str, b: str, max_words: int = SHORT_WORDS) -> Optional[bool]:
+    """NoveltyBench's rule for short responses: when the longer of the two has at most
+    ``max_words`` words (lower-cased, split on white space), they are equivalent iff twice the
+    number of distinct words they share is at least the longer one's word count; None (the
+    classifier decides) for longer pairs."""
+    wa, wb = a.strip().lower().split(), b.strip().lower().split()
+    longer = max(len(wa), len(wb))
+    if longer > max_words:
+        return None
+    return 2 * len(set(wa) & set(wb)) >= longer
