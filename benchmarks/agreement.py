@@ -324,7 +324,7 @@ def page(board: dict) -> str:
                 for e in r["evidence"]
             )
             lines.append(
-                f"| [{r['metric']}](metrics/{r['metric']}.md) | {r['family']} | {r['mean_spearman']:.2f} | {ev} |"
+                f"| {_linked(r['metric'])} | {r['family']} | {r['mean_spearman']:.2f} | {ev} |"
             )
         lines.append("")
     lines += ["## Reading", "", *reading(board), ""]
@@ -342,7 +342,7 @@ def page(board: dict) -> str:
             if r["metric"] in skip:
                 continue
             name = (
-                f"[{r['metric']}](metrics/{r['metric']}.md)"
+                _linked(r["metric"])
                 if r["source"] == "registry"
                 else f"`{r['source'][7:]}`"
             )
@@ -399,6 +399,14 @@ def unranked_note(board: dict) -> list[str]:
         f"{'it' if len(names) == 1 else 'them'} against the others.",
         "",
     ]
+
+
+def _linked(row_name: str) -> str:
+    """A row's name linked to its metric's page (a variant row, ``name:judge=nli``, to the
+    page of ``name``)."""
+    from diveval.meta.agreement import variant_base
+
+    return f"[{row_name}](metrics/{variant_base(row_name)}.md)"
 
 
 def not_measured(board: dict) -> dict[str, str]:

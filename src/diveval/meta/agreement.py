@@ -278,17 +278,45 @@ def _families() -> dict[str, str]:
 
 
 def family_of(metric: str) -> str:
-    return _families().get(metric, "Other")
+    return _families().get(variant_base(metric), "Other")
+
+
+#: Rows of a metric under a non-default option, measured beside its default row: the meaning
+#: measures under the other shipped judge (the answers judge is equivalence-classes' default,
+#: NLI semantic entropy's), so the page shows what the judge changes.
+VARIANTS = ("equivalence-classes:judge=nli", "semantic-entropy:judge=answers")
+
+
+def split_variant(name: str) -> tuple[str, dict[str, str]]:
+    """("semantic-entropy", {"judge": "answers"}) from "semantic-entropy:judge=answers": a row
+    name is a registered metric, optionally followed by ``:key=value[,key=value]`` options that
+    row alone is scored with. A value may hold ":" (``judge=answers:0.6``)."""
+    base, sep, rest = name.partition(":")
+    if not sep:
+        return name, {}
+    options: dict[str, str] = {}
+    for part in rest.split(","):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise InputError(f"{name!r}: options after ':' are key=value pairs, got {part!r}")
+        options[key.strip()] = value.strip()
+    return base, options
+
+
+def variant_base(name: str) -> str:
+    """The registered metric a row name measures."""
+    return name.partition(":")[0]
 
 
 def applicable_metrics() -> list[str]:
     """Registered metrics that apply to response sets with nothing else given (no references,
-    no human texts): the default of ``meta agreement``."""
-    return [
+    no human texts), and their :data:`VARIANTS`: the default of ``meta agreement``."""
+    names = [
         name
         for name, m in all_metrics().items()
         if m.supports("sets") and not set(m.options) & set(_EXTRA_INPUTS)
     ]
+    return names + [v for v in VARIANTS if variant_base(v) in names]
 
 
 def author_columns(records: Sequence[dict]) -> list[str]:
@@ -358,7 +386,10 @@ def agreement(
     )
     ctx = context if context is not None else RunContext(progress=progress)
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
-    check_options(run_options, [get_metric(m) for m, k, _ in chosen if k == "registry"])
+    for name, kind, _ in chosen:
+        if kind == "registry":
+            base, own = split_variant(name)
+            check_options({**run_options, **own}, [get_metric(base)])
     rows: list[AgreementRow] = []
     for name, kind, column in track(
         chosen, f"agreement: {len(chosen)} metrics", total=len(chosen), enabled=progress or False
@@ -397,7 +428,7 @@ def _chosen(
         if kind == "absent":
             raise InputError(f"{name!r}: this file has no human scores ({HUMAN})", inp.path)
         if kind == "registry":
-            get_metric(name)  # an unknown name is the caller's error, not a failed row
+            get_metric(split_variant(name)[0])  # an unknown name: the caller's error, not a row's
         chosen.append((name, kind, column))
     return chosen
 
@@ -420,13 +451,16 @@ def _metric_values(
     inp: InputData, name: str, ctx: RunContext, run_options: dict[str, Any]
 ) -> tuple[AgreementRow, np.ndarray | None, str]:
     """(the row so far, the per-set values or None where the metric fails, the signature) of a
-    registered metric, timed; any failure is the row's error, and the other metrics go on."""
-    m = get_metric(name)
+    registered metric (or a variant of one: :func:`split_variant`), timed; any failure is the
+    row's error, and the other metrics go on."""
+    metric, own = split_variant(name)
+    m = get_metric(metric)
     base = AgreementRow(inp.path, name, family_of(name), "registry", m.direction)
     n = len(inp.items)
+    options = {**run_options, **own}
     t0 = time.perf_counter()
     try:
-        s = m(shared_input(inp.items, m, run_options, ctx), context=ctx, **run_options)
+        s = m(shared_input(inp.items, m, options, ctx), context=ctx, **options)
         values = np.asarray(s.items, dtype=float)
         if values.shape != (n,):
             raise InputError(f"gave {values.size} values for {n} sets")
