@@ -341,11 +341,7 @@ def page(board: dict) -> str:
         for r in rows:
             if r["metric"] in skip:
                 continue
-            name = (
-                _linked(r["metric"])
-                if r["source"] == "registry"
-                else f"`{r['source'][7:]}`"
-            )
+            name = _linked(r["metric"]) if r["source"] == "registry" else f"`{r['source'][7:]}`"
             if r["error"]:
                 err = r["error"].replace("|", "/")[:120]
                 lines.append(

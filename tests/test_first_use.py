@@ -401,7 +401,7 @@ def ray_log_lines(stderr):
 
 
 def test_every_engine_prints_and_records_the_warnings_of_a_plain_run(tmp_path):
-    # merge and --memory printed no warning where a plain run on the same file did, and joined
+    # merge and --stream-memory printed no warning where a plain run on the same file did, and joined
     # shards of sets carried one warning per shard, each with the shard's own figures
     words = [" ".join(f"w{i}x{j}" for j in range(i % 7 + 3)) for i in range(60)]
     corpus = tmp_path / "fresh.txt"
@@ -427,7 +427,7 @@ def test_every_engine_prints_and_records_the_warnings_of_a_plain_run(tmp_path):
         states = [tmp_path / f"{path.stem}.{i}.state" for i in range(3)]
         assert warnings_of(diveval("merge", *states, "--json")) == want, path.name
         if streamed:
-            assert warnings_of(diveval("score", path, *ead, "--memory", "1G")) == want
+            assert warnings_of(diveval("score", path, *ead, "--stream-memory", "1G")) == want
         if has_ray():
             proc = diveval("score", path, *ead, "--engine", "ray")
             assert warnings_of(proc) == want and not ray_log_lines(proc.stderr), proc.stderr

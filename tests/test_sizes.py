@@ -1,5 +1,5 @@
 """The one reader of memory sizes, on the spellings the docs and the options' help give
-(``--memory 2G``, ``--memory-budget 2G``, ``500M``, ``64K``, bytes); the expected byte counts are
+(``--stream-memory 2G``, ``--memory-budget 2G``, ``500M``, ``64K``, bytes); the expected byte counts are
 the IEC binary prefixes (Ki = 2**10, Mi = 2**20, Gi = 2**30, Ti = 2**40) written out."""
 
 from __future__ import annotations
@@ -34,16 +34,16 @@ def test_documented_sizes(text, want):
 def test_bad_sizes_name_the_option(text):
     with pytest.raises(InputError, match="--memory-budget"):
         parse_size(text)
-    with pytest.raises(InputError, match="--memory "):
-        parse_size(text, "--memory")
+    with pytest.raises(InputError, match="--stream-memory "):
+        parse_size(text, "--stream-memory")
 
 
 def test_both_memory_options_read_sizes_alike():
     for text, want in DOCUMENTED:
         assert resolve_budget(text)[0] == want
-        if want >= 64 * 2**20:  # --memory's floor, its own rule
+        if want >= 64 * 2**20:  # --stream-memory's floor, its own rule
             assert parse_memory(text) == want
-    with pytest.raises(InputError, match="--memory must be at least 64M"):
+    with pytest.raises(InputError, match="--stream-memory must be at least 64M"):
         parse_memory("64K")
     assert parse_size(np.int64(4096)) == parse_memory(np.int64(2**30)) // 2**18 == 4096
 

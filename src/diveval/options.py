@@ -177,14 +177,10 @@ _MODEL_ROWS = (
     ),
     Option(
         "judge",
-        "equivalence-classes and semantic-entropy judge: answers[:THRESHOLD] (diveval's shipped "
-        "answer-equivalence model, trained on NoveltyBench's classes), nli (bidirectional entailment), "
-        "nli-relaxed (no contradiction either way, not both neutral: the semantic-entropy "
-        "reference code's strict_entailment=False), embedding[:THRESHOLD] (0.8), bleu[:THRESHOLD] "
-        "(0.3), unigram[:THRESHOLD] (NoveltyBench's ROUGE-1 F1 > 0.458), bertscore[:THRESHOLD] "
-        "(NoveltyBench's BERTScore F1 > 0.719, microsoft/deberta-large layer 16 unless "
-        "--embedding-model names another), hf:PATH[:THRESHOLD] (NoveltyBench's trained similarity "
-        "classifier, 0.102, with its rule for responses of at most 5 words)",
+        "the same-meaning judge of equivalence-classes and semantic-entropy: answers[:T] "
+        "(diveval's shipped answer-equivalence model), nli, nli-relaxed, embedding[:T], "
+        "bleu[:T], unigram[:T], bertscore[:T] or hf:PATH[:T] (NoveltyBench's classifier), T a "
+        "threshold; each is described on equivalence-classes' page of the documentation",
         default="nli",
         # the judge that agrees best with NoveltyBench's classes offline (benchmarks/answers_judge.py);
         # semantic entropy keeps its papers' bidirectional entailment
@@ -192,11 +188,9 @@ _MODEL_ROWS = (
     ),
     Option(
         "similarity",
-        "pairwise similarity of the spectral-* metrics and of similarity-hill: nli-entailment, "
-        "nli-contradiction (1 - P(contradiction)), cosine (sentence embeddings, negatives clipped "
-        "to 0), jaccard (word sets), ngram (cosine of 1-2-gram counts), answers (P(same meaning) "
-        "of diveval's shipped answer-equivalence model); `score --across` also "
-        "takes exact (1 for the same text, else 0)",
+        "pairwise similarity of spectral-* and similarity-hill: nli-entailment, "
+        "nli-contradiction, cosine (sentence embeddings), jaccard (word sets), ngram (1-2-gram "
+        "counts), answers (the answers judge's P(same)); score --across also takes exact",
         choices=(
             "nli-entailment",
             "nli-contradiction",
@@ -214,12 +208,9 @@ _MODEL_ROWS = (
     ),
     Option(
         "identical",
-        "how two responses with the same text compare in the similarity and equivalence metrics: "
-        "one (similarity 1, one class, the model is not asked) or model (the model's or judge's "
-        "own score, as any other pair); unless given, each metric follows its reference, and "
-        "equivalence-classes asks the judge only when it is NoveltyBench's own classifier (hf:), "
-        "the one judge its numbers come from (any other judge's slips would split identical "
-        "answers); recorded as ident:one / ident:model",
+        "two responses with the same text: one (similarity 1, one class, no model asked) or "
+        "model (scored as any other pair); unless given, each metric follows its reference "
+        "(below); recorded as ident:one / ident:model",
         choices=("one", "model"),
         default="one",
         metric_defaults=(("homogenization-*", "model"),),

@@ -114,7 +114,7 @@ def test_cli_levels(tmp_path):
     got = json.loads(out.stdout)["scores"]["distinct-1"]
     assert got["per_input"] == [0.75, 1.0, 0.5, 1.0]
     assert got["value"] == pytest.approx(0.8125)
-    out = _cli(f, "--level", "cross-model", "-m", "distinct-1", "--json", "--draws", "50")
+    out = _cli(f, "--level", "cross-model", "-m", "distinct-1", "--json", "--level-draws", "50")
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)["scores"]["distinct-1"]
     # p2: "x y" from both models: 0.5; p1: A picks "a b" (0.75) or "a c" (0.5) with B's "a c"

@@ -1,4 +1,4 @@
-"""The CLI of scaling: score --shard/--state, merge, --memory/--approx, --engine errors."""
+"""The CLI of scaling: score --shard/--state, merge, --stream-memory/--approx, --engine errors."""
 
 from __future__ import annotations
 
@@ -36,11 +36,15 @@ def test_shards_then_merge_print_the_one_process_json(capsys, examples_dir, tmp_
 
 def test_streamed_scores_equal_the_in_memory_ones(capsys, examples_dir):
     source = examples_dir / "responses.txt"
-    _, streamed, _ = run(capsys, "score", source, "--memory", "256M", "-m", "distinct-2", "--json")
+    _, streamed, _ = run(
+        capsys, "score", source, "--stream-memory", "256M", "-m", "distinct-2", "--json"
+    )
     _, whole, _ = run(capsys, "score", source, "-m", "distinct-2", "--json")
     assert scores_of(streamed) == scores_of(whole)
     pytest.importorskip("datasketches")
-    code, out, _ = run(capsys, "score", source, "--memory", "256M", "--approx", "hll", "--json")
+    code, out, _ = run(
+        capsys, "score", source, "--stream-memory", "256M", "--approx", "hll", "--json"
+    )
     assert code == 0 and "approx:hll-14" in out
 
 
@@ -49,13 +53,16 @@ def test_streamed_scores_equal_the_in_memory_ones(capsys, examples_dir):
     [
         (["--shard", "0/2"], "--shard I/N and --state FILE go together"),
         (["--shard", "2/2", "--state", "x"], "--shard takes i/N"),
-        (["--approx", "hll"], "--approx goes with --memory"),
-        (["--memory", "lots"], "--memory takes a size"),
+        (["--approx", "hll"], "--approx goes with --stream-memory"),
+        (["--stream-memory", "lots"], "--stream-memory takes a size"),
         (["--concurrency", "2"], "go with --engine ray"),
         (["-m", "vendi-ngram", "--shard", "0/2", "--state", "x"], "no mergeable state"),
-        (["-m", "self-bleu", "--memory", "1G"], "covers the metrics whose row names a one-pass"),
+        (
+            ["-m", "self-bleu", "--stream-memory", "1G"],
+            "covers the metrics whose row names a one-pass",
+        ),
         (["--shard", "0/2", "--state", "x", "--items", "i.csv"], "go with a whole run"),
-        (["--memory", "1G", "--by", "system"], "go with a whole run"),
+        (["--stream-memory", "1G", "--by", "system"], "go with a whole run"),
     ],
 )
 def test_bad_scale_arguments_exit_2_with_one_line(capsys, examples_dir, argv, message):

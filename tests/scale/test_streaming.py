@@ -62,7 +62,7 @@ def test_hll_is_approximate_and_says_so(tmp_path):
 def test_bad_arguments_are_input_errors(tmp_path):
     assert parse_memory("2G") == 2 << 30 and parse_memory("500M") == 500 << 20
     for bad in ("lots", "1K", "-2G"):
-        with pytest.raises(InputError, match="--memory"):
+        with pytest.raises(InputError, match="--stream-memory"):
             parse_memory(bad)
     with pytest.raises(InputError, match="streaming in bounded memory covers"):
         stream_score(tmp_path / "x.txt", ["self-bleu"])

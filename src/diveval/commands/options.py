@@ -9,6 +9,7 @@ default applies: one rule for every command.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from ..errors import InputError
@@ -131,12 +132,20 @@ def add_resampling_flags(
     resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
     seed: int = DEFAULT_SEED,
+    seed_flag: str = "--seed",
 ) -> None:
     """--resamples, --confidence and --seed of a resampled interval, into group ``g``; the
-    defaults are the bootstrap's (a method with its own, as ``compare``, passes its constants)."""
+    defaults are the bootstrap's (a method with its own, as ``compare``, passes its constants).
+    ``seed_flag``: the seed's flag where a command has several seeds (its value is ``seed``)."""
     g.add_argument("--resamples", type=int, default=resamples, help=resamples_help)
     g.add_argument("--confidence", type=float, default=confidence, help="interval confidence")
-    g.add_argument("--seed", type=int, default=seed, help=seed_help)
+    g.add_argument(seed_flag, dest="seed", type=int, default=seed, metavar="SEED", help=seed_help)
+
+
+def add_hidden_alias(g: Any, flag: str, dest: str, kind: Any = None) -> None:
+    """An older spelling of a renamed flag: accepted, not listed in the help, and without a
+    default of its own (the listed flag's stands)."""
+    g.add_argument(flag, dest=dest, type=kind, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def add_bootstrap_options(p: Any, fraction: float) -> None:
@@ -169,14 +178,17 @@ def add_engine_options(p: Any) -> None:
     )
     g.add_argument("--shard", default=None, metavar="I/N", help="score shard I of N only")
     g.add_argument("--state", default=None, metavar="FILE", help="with --shard: the shard file")
+    # --stream-memory, not --memory: the all-pairs metrics' --memory-budget is another thing
     g.add_argument(
-        "--memory",
+        "--stream-memory",
+        dest="memory",
         default=None,
         metavar="SIZE",
         help="stream a .txt corpus in bounded memory (e.g. 2G): Distinct-n, avg-distinct, EAD-n",
     )
+    add_hidden_alias(g, "--memory", "memory")
     g.add_argument(
-        "--approx", choices=["hll"], default=None, help="with --memory: HLL distinct counts"
+        "--approx", choices=["hll"], default=None, help="with --stream-memory: HLL distinct counts"
     )
     add_option_flags(p, "memory_budget", "pairs", "pairs_seed")
 

@@ -12,6 +12,7 @@ from . import add_json_flag, add_metric_flag, print_json, print_warnings
 from .options import (
     add_at_k_options,
     add_engine_options,
+    add_hidden_alias,
     add_input_flags,
     add_model_options,
     add_option_flags,
@@ -40,6 +41,8 @@ def add_parser(sub):
     p = sub.add_parser(
         "score",
         help="score a file of responses",
+        # the flags are listed by group below; argparse's own usage line would repeat all 55
+        usage="diveval score INPUT [-m METRIC ...] [options]",
         description="Compute diversity metrics over a corpus (.txt, one response per "
         "line) or response sets (.jsonl / .csv).",
         epilog=EPILOG,
@@ -105,23 +108,41 @@ def add_level_options(p) -> None:
         help="score each --metric at this level, with a bootstrap interval; JSONL records with "
         "responses (and prompt/context and model for cross-model)",
     )
+    # named --level-*: --at-k K, --at-k-draws and --at-k-seed are another mode's look-alikes
     g.add_argument(
-        "--k", type=int, default=None, help="per-input: subsample k outputs per input (seeded)"
+        "--level-k",
+        dest="k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="per-input: subsample K outputs per input (seeded)",
     )
-    g.add_argument("--draws", type=int, default=DEFAULT_DRAWS, help="seeded draws averaged")
+    g.add_argument(
+        "--level-draws",
+        dest="draws",
+        type=int,
+        default=DEFAULT_DRAWS,
+        metavar="D",
+        help="seeded draws averaged",
+    )
     g.add_argument(
         "--model-field", default="model", help="cross-model: the record field naming the model"
     )
-    add_resampling_flags(g, seed_help="seed of draws and resamples")
-    g.add_argument(
+    add_resampling_flags(g, seed_help="seed of draws and resamples", seed_flag="--level-seed")
+    # the names before the --level- prefix still work, unlisted
+    add_hidden_alias(g, "--k", "k", int)
+    add_hidden_alias(g, "--draws", "draws", int)
+    add_hidden_alias(g, "--seed", "seed", int)
+    s = p.add_argument_group("systems side by side (with --by SYSTEM_FIELD)")
+    s.add_argument(
         "--across",
         action="store_true",
-        help="with --by SYSTEM_FIELD: how alike the systems' answers to the same prompt are: "
+        help="how alike the systems' answers to the same prompt are: "
         "gamma (the pooled answers), alpha (each system alone) and beta (the effective number of "
         "distinct systems, Reeve et al. 2016) per prompt and overall; --similarity (cosine "
         "or exact) and --viewpoint choose the similarity and the order q",
     )
-    g.add_argument(
+    s.add_argument(
         "--viewpoint",
         default="1",
         metavar="Q",
@@ -136,17 +157,21 @@ def _refuse_mixed_modes(args) -> None:
         args.by or args.summary or args.items or args.report
     ):
         raise InputError(
-            "--by, --summary, --items and --report go with a whole run, not --shard or --memory"
+            "--by, --summary, --items and --report go with a whole run, not --shard or --stream-memory"
         )
     if args.report and not args.report.lower().endswith((".html", ".htm")):
         raise InputError("the report is an HTML file: name it FILE.html", args.report)
     if (args.at_k_draws is not None or args.at_k_seed is not None) and args.at_k is None:
         raise InputError("--at-k-draws and --at-k-seed go with --at-k K")
     if args.at_k is not None and (args.level or args.memory or args.shard or args.state):
-        raise InputError("--at-k goes with a whole run: not with --level, --memory or --shard")
+        raise InputError(
+            "--at-k goes with a whole run: not with --level, --stream-memory or --shard"
+        )
     if args.level:
         if args.memory or args.shard or args.state or args.by or isinstance(args.items, str):
-            raise InputError("--level runs alone: not with --by, --items FILE, --shard, --memory")
+            raise InputError(
+                "--level runs alone: not with --by, --items FILE, --shard, --stream-memory"
+            )
         if args.report:
             raise InputError(
                 "--report goes with a whole run; for --level, give its --json to `diveval report`"
@@ -158,13 +183,15 @@ def _refuse_mixed_modes(args) -> None:
     ):
         raise InputError(
             "--classes and --quality go with a whole run or --shard: not with --level, --across, "
-            "--memory or --at-k"
+            "--stream-memory or --at-k"
         )
     if args.across:
         if not args.by:
             raise InputError("--across compares systems: add --by FIELD naming the system field")
         if args.level or args.memory or args.shard or args.state or args.engine != "local":
-            raise InputError("--across runs alone: not with --level, --shard, --memory or ray")
+            raise InputError(
+                "--across runs alone: not with --level, --shard, --stream-memory or ray"
+            )
 
 
 def run(args) -> int:
@@ -411,13 +438,15 @@ def _run_streamed(args) -> int:
     from ..scale.streaming import parse_memory, stream_score, streamable
 
     if not args.memory:
-        raise InputError("--approx goes with --memory")
+        raise InputError("--approx goes with --stream-memory")
     parse_memory(args.memory)  # arguments first, before any work or message
     fmt = args.format or args.input.rsplit(".", 1)[-1].lower()
     if fmt != "txt":
-        raise InputError(f"{args.input}: --memory streams a .txt corpus (one response per line)")
+        raise InputError(
+            f"{args.input}: --stream-memory streams a .txt corpus (one response per line)"
+        )
     if args.shard or args.engine != "local":
-        raise InputError("--memory streams in this process; leave out --shard and --engine")
+        raise InputError("--stream-memory streams in this process; leave out --shard and --engine")
     names = _mergeable_defaults(args, "corpus", streamable, "no one-pass state")
     scores = stream_score(
         args.input,

@@ -26,7 +26,7 @@ do the same, and their signature says ``punct:no``.
   of dialogue papers, e.g. Gu et al. 2019), unlike ``distinct-n``, which pools the n-grams of the
   whole corpus or set. GEM's own distinct-n is diveval's ``distinct-n`` (pooled).
 
-Splitting (shards, ``--memory`` streaming, Ray): the corpus setting of entropy-n, cond-entropy-n,
+Splitting (shards, ``--stream-memory`` streaming, Ray): the corpus setting of entropy-n, cond-entropy-n,
 unique-n and intra-distinct-n merges from states (:mod:`diveval.lexical.gem_state`); msttr-100 has
 none (its segments run across any cut of the joined sequence). The rows of one run share their
 n-gram counts (``context``).

@@ -27,9 +27,9 @@ __all__ = ["parse_memory", "stream_counts", "stream_score", "streamable"]
 def parse_memory(text: str | int) -> int:
     """``"2G"``, ``"500M"``, ``"1048576"`` -> bytes (at least 64 MiB: below that the chunks
     get so small that Python's per-chunk costs dominate)."""
-    value = parse_size(text, "--memory")
+    value = parse_size(text, "--stream-memory")
     if value < 64 << 20:
-        raise InputError(f"--memory must be at least 64M, got {text!r}")
+        raise InputError(f"--stream-memory must be at least 64M, got {text!r}")
     return value
 
 
