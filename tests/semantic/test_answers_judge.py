@@ -56,8 +56,11 @@ def test_pair_features_are_symmetric_and_bounded():
     a, b = LONG[0], LONG[1]
     assert pair_features(0.5, a, b) == pair_features(0.5, b, a)
     f = pair_features(1.0, a, a)
-    assert f[1:] == [1.0, 1.0, 0.0]
+    assert f[1:] == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert pair_features(0.0, "", a)[1:3] == [0.0, 0.0]
+    # short: the longer answer has at most 5 white-space words (NoveltyBench's count)
+    assert pair_features(0.8, "Cairo, Egypt", "Lagos, Nigeria")[4:] == [1.0, 0.8]
+    assert pair_features(0.8, "one two three four five six", "one")[4:] == [0.0, 0.0]
 
 
 def test_identical_long_answers_are_one_class_and_different_ones_are_not(model):
@@ -67,14 +70,15 @@ def test_identical_long_answers_are_one_class_and_different_ones_are_not(model):
     assert judge.judge_pairs([(LONG[0], LONG[1]), (LONG[0], LONG[3])]) == [True, False]
 
 
-def test_short_answers_follow_noveltybench_s_word_rule(model):
+def test_short_answers_are_the_model_s_to_judge_not_the_word_rule_s(model):
+    """The benchmark's stored classes put "Giraffe." and "Elephant" in one class, which its
+    later word rule would split: the answers judge asks its model about short pairs too."""
     judge = AnswersJudge(model)
-    # at most 5 words: equivalent iff 2 x shared distinct words >= the longer's word count
-    assert judge.judge_pairs([("Blue", "blue"), ("red", "blue"), ("I pick 7", "7")]) == [
-        True,
-        False,
-        False,
-    ]
+    pairs = [("Blue", "blue"), ("Giraffe.", "Elephant")]
+    cos = np.array([float(model.embed([a])[0] @ model.embed([b])[0]) for a, b in pairs])
+    expected = [bool(p > judge.threshold) for p in model.probabilities(cos, pairs)]
+    assert judge.judge_pairs(pairs) == expected
+    assert expected[0] is True  # one word in two cases is one answer
 
 
 def test_the_spec_and_the_signature_name_model_threshold_and_truncation(model):

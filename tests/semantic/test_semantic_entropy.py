@@ -358,5 +358,7 @@ def test_equivalence_classes_takes_the_relaxed_rule_too():
     )
     assert got["equivalence-classes"].value == 1.0
     assert "judge:nli-relaxed:table-nli:0002" in got["equivalence-classes"].signature
-    strict = diveval.score([["a", "b"]], ["equivalence-classes"], nli_model=TableNLI(table))
+    strict = diveval.score(
+        [["a", "b"]], ["equivalence-classes"], judge="nli", nli_model=TableNLI(table)
+    )
     assert strict["equivalence-classes"].value == 2.0

@@ -16,6 +16,7 @@ constructor, so ``import diveval`` stays cheap.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Optional, Sequence, Union
@@ -64,11 +65,13 @@ class AnswerEquivalenceModel:
         self.bias = float(head["bias"])
         #: The threshold fitted with the head (P(same) above it: equivalent).
         self.threshold = float(head["threshold"])
-        self.short_words = int(cfg.get("short_words", 5))
         self.max_length = int(cfg.get("max_length", 128))
         self.batch_size = int(batch_size)
         self.name = cfg.get("name", "diveval-answers")
-        self.fingerprint = file_sha256(self.model_path)[:12]
+        # the weights and the head: a refitted head is another judge, in the signature too
+        self.fingerprint = hashlib.sha256(
+            (file_sha256(self.model_path) + json.dumps(head, sort_keys=True)).encode()
+        ).hexdigest()[:12]
         self._tok = BertWordPieceTokenizer(
             str(self.model_dir / "vocab.txt"), lowercase=cfg.get("lowercase", True)
         )

@@ -14,11 +14,13 @@ generation, so the default utility is the patience-weighted share of novel gener
 Judges (``judge=``):
 
 - ``"answers[:T]"``: diveval's shipped answer-equivalence judge (``models.answers_judge``), trained
-  offline from NoveltyBench's stored classes to stand in for its classifier: NoveltyBench's rule
-  for answers of at most 5 words, else P(same) of a bi-encoder (each answer's first 128 tokens, the
-  benchmark's truncation) and a logistic head over the cosine and word overlaps, > T (default: the
-  threshold fitted with the model, in its ``config.json``); its agreement with the benchmark's
-  classes on withheld prompts is in ``benchmarks/answers_judge.py`` and the model card;
+  offline from NoveltyBench's stored classes to stand in for its classifier: P(same) of a
+  bi-encoder (each answer's first 128 tokens, the benchmark's truncation) and a logistic head over
+  the cosine, word overlaps and whether the pair is short, > T (default: the threshold fitted
+  with the model, in its ``config.json``). Short answers are the model's to judge, not the word
+  rule of the ``hf:`` judge: the stored classes were made without that rule. Its agreement with
+  the benchmark's classes on withheld prompts is in ``benchmarks/answers_judge.py`` and the model
+  card;
 - ``"nli"`` (default): bidirectional entailment, the argmax label of NLI(a, b) and of NLI(b, a) is
   entailment in both directions; any NLI model, the shipped one by default, through diveval's
   cached NLI backend (each ordered pair goes to the model once). The model reads a pair cut to its
@@ -369,31 +371,29 @@ class ClassifierJudge(Judge):
 
 
 class AnswersJudge(Judge):
-    """diveval's shipped answer-equivalence judge (``models.answers_judge``): NoveltyBench's
-    short-response rule, else the trained bi-encoder's P(same) > ``threshold`` (strictly, as
-    partition.py); None takes the threshold fitted with the model. Each distinct text is
-    embedded once per judge, i.e. once per run."""
+    """diveval's shipped answer-equivalence judge (``models.answers_judge``): the trained
+    bi-encoder's P(same) > ``threshold`` (strictly, as partition.py); None takes the threshold
+    fitted with the model. Short answers too are the model's to judge: NoveltyBench's stored
+    classes, which this judge stands in for, were made without the word rule of its current
+    code (the rule splits 784 pairs of the shared data, 574 of which the benchmark put in one
+    class). Each distinct text is embedded once per judge, i.e. once per run."""
 
-    def __init__(self, model: Any, threshold: Optional[float] = None, max_words: int = SHORT_WORDS):
+    def __init__(self, model: Any, threshold: Optional[float] = None):
         self.model = model
         self.threshold = model.threshold if threshold is None else float(threshold)
-        self.max_words = max_words
         self.embeddings: dict[str, np.ndarray] = {}
         self.name = (
             f"answers:{model.name}:{model.fingerprint}:p>{self.threshold:g}"
-            f":trunc:{model.max_length}:short<={max_words}w"
+            f":trunc:{model.max_length}"
         )
 
     def judge_pairs(self, pairs: Sequence[Pair]) -> list[bool]:
-        verdicts = [short_pair_rule(a, b, self.max_words) for a, b in pairs]
-        ask = [p for p, v in zip(pairs, verdicts) if v is None]
-        if ask:
-            new = [t for t in dict.fromkeys(t for p in ask for t in p) if t not in self.embeddings]
-            self.embeddings.update(zip(new, self.model.embed(new)))
-            cosines = np.array([float(self.embeddings[a] @ self.embeddings[b]) for a, b in ask])
-            p_same = iter(self.model.probabilities(cosines, ask))
-            verdicts = [bool(next(p_same) > self.threshold) if v is None else v for v in verdicts]
-        return [bool(v) for v in verdicts]
+        if not pairs:
+            return []
+        new = [t for t in dict.fromkeys(t for p in pairs for t in p) if t not in self.embeddings]
+        self.embeddings.update(zip(new, self.model.embed(new)))
+        cosines = np.array([float(self.embeddings[a] @ self.embeddings[b]) for a, b in pairs])
+        return [bool(p > self.threshold) for p in self.model.probabilities(cosines, pairs)]
 
 
 class CachedJudge(Judge):
