@@ -33,6 +33,7 @@ LAYERS: list[set[str]] = [
         "progress",
         "signature_copy",
         "sizes",
+        "constants",
     },
     {"text", "context", "registry", "catalog"},
     {"io", "models", "report", "pairs"},

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Hashable, TypeVar
 
+from .constants import DEFAULT_TOKENIZER
 from .text.prepared import prepare
 
 T = TypeVar("T")
@@ -48,7 +49,7 @@ class RunContext:
 
     def prepared(self, items: list, tokenizer: Any, lowercase: bool) -> Any:
         """``items`` tokenized once per (tokenizer, lowercase) for all lexical metrics of a run."""
-        name = tokenizer or "whitespace"
+        name = tokenizer or DEFAULT_TOKENIZER
         key = ("prepared", name if isinstance(name, str) else id(name), bool(lowercase))
         return self.memo(key, lambda: prepare(items, name, bool(lowercase)))
 

@@ -8,7 +8,9 @@ elsewhere.
 ``default`` (and ``metric_defaults``, where a metric's reference code uses another value) is the
 one place an option's default is written: help texts are generated from it, the registry's
 wrappers read it (:meth:`diveval.registry.Metric.option_default`), and ``tests/test_defaults.py``
-checks that every registered metric's functions default to the same value. The CLI leaves an
+checks that every registered metric's functions default to the same value. A default that the lower
+layers need as well (the tokenizer, BLEU's smoothing, EAD's V) is given here by its name in
+:mod:`diveval.constants`, the name those functions default to. The CLI leaves an
 unset flag out, so the metric's function applies that default (a command whose method needs
 another, such as ``meta tevet``'s Tevet tokenizer, says so where it adds the flag).
 """
@@ -18,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any, Callable, Optional
+
+from .constants import BERT_VOCAB_SIZE, DEFAULT_SMOOTHING, DEFAULT_TOKENIZER
 
 LEXICAL, MODELS, REFERENCES = "lexical metrics", "model-backed metrics", "reference-based metrics"
 PAIRS = "all-pairs metrics of a corpus"
@@ -113,7 +117,7 @@ _LEXICAL_ROWS = (
         "spaces, empty tokens kept, as the diversity package); for languages written without "
         "spaces zh (one token per Chinese character), ja-mecab and ko-mecab (morphemes; the cjk "
         "extra), char (every character), and intl (mteval-v14 international)",
-        default="whitespace",
+        default=DEFAULT_TOKENIZER,
     ),
     Option("lowercase", "lower-case before tokenizing", switch=True, default=False),
     Option(
@@ -121,7 +125,7 @@ _LEXICAL_ROWS = (
         "EAD's vocabulary size V: an integer, 'tokenizer' (the tokenizer's vocabulary), or a text "
         "file whose distinct tokens are counted; unless given, the zh, ja-mecab and ko-mecab "
         "tokenizers use their own vocabulary (21128, 392126, 811795 entries)",
-        default=30522,
+        default=BERT_VOCAB_SIZE,
     ),
     Option(
         "join",
@@ -262,7 +266,7 @@ _REFERENCE_ROWS = (
         "smoothing",
         "BLEU smoothing of ref-bleu-N: method0..method7 (nltk), or coco (pycocoevalcap / nlg-eval, "
         "as the SCARCE authors)",
-        default="method1",
+        default=DEFAULT_SMOOTHING,
     ),
     Option(
         "variant",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..constants import BERT_VOCAB_SIZE
 from . import add_json_flag, add_metric_flag, print_json
 from .options import DEFAULT_SEED, add_option_flags, metric_options
 
@@ -48,7 +49,7 @@ def add_parser(sub):
     p.add_argument("--sets", type=int, default=10, help="sets drawn per length")
     p.add_argument("--responses", type=int, default=2000, help="responses per set")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed")
-    p.add_argument("--v", type=int, default=30522, help="designated distribution's v")
+    p.add_argument("--v", type=int, default=BERT_VOCAB_SIZE, help="designated distribution's v")
     add_option_flags(p, "tokenizer", "lowercase", "vocab")  # --vocab: the corpus run's V
     p.add_argument(
         "--min-pool",

@@ -12,15 +12,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..constants import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..errors import InputError
 from ..io.formats import FORMATS
-from ..meta.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from ..models.devices import SETTINGS_OPTIONS
 from ..options import AT_K_OPTIONS, KNOWN_OPTIONS, OPTION
 from . import SHOWN_DEFAULT, add_online_flag
 
 #: The defaults of the flag groups below, one constant each.
-DEFAULT_SEED = 0  # every seeded resample and draw of the commands
 ENGINES = ("local", "ray")  # the first is the default
 TEMPERATURE = 1.0  # the model's own distribution
 TOP_K = 0  # off

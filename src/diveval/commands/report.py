@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from ..constants import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..errors import InputError
 
 EPILOG = """examples:
@@ -25,7 +26,6 @@ correlate --json, length-bias --json, compare --json, rate export (OUTPUT, .sets
 sets' texts. The page needs nothing but itself: it opens from disk or from an e-mail attachment.
 """
 
-RESAMPLES = 1000
 MAX_SCATTER_POINTS = 2000  # points drawn per chart; the correlation uses every point
 
 
@@ -168,7 +168,11 @@ def _intervals(c) -> dict[tuple[str, str], tuple[float, float]]:
             if not math.isclose(float(items.mean()), value.value, rel_tol=1e-6, abs_tol=1e-9):
                 continue
             iv = bootstrap(
-                lambda a: a.mean(axis=1), items, n_resamples=RESAMPLES, seed=0, vectorized=True
+                lambda a: a.mean(axis=1),
+                items,
+                n_resamples=DEFAULT_RESAMPLES,
+                seed=DEFAULT_SEED,
+                vectorized=True,
             )
             if iv.ok:
                 out[(system, metric)] = (iv.low, iv.high)
@@ -244,8 +248,8 @@ def _scatters(c) -> list:
                     xs,
                     ys,
                     ("pearson", "spearman"),
-                    n_resamples=RESAMPLES,
-                    seed=0,
+                    n_resamples=DEFAULT_RESAMPLES,
+                    seed=DEFAULT_SEED,
                     x_name=m,
                     y_name=c.human,
                 )

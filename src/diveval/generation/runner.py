@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING
 from ..io import json_out
 from ..io.resume import read_resumable
 from ..progress import track
@@ -26,7 +27,7 @@ from .threshold import threshold_generate
 
 #: Relevance: BLEU-4 of each response against all references (nltk sentence_bleu semantics,
 #: smoothing method1, sacrebleu's 13a tokenizer, lower-cased), averaged over the set.
-BLEU_MAX_N, BLEU_SMOOTHING, BLEU_TOKENIZER, BLEU_LOWERCASE = 4, "method1", "13a", True
+BLEU_MAX_N, BLEU_SMOOTHING, BLEU_TOKENIZER, BLEU_LOWERCASE = 4, DEFAULT_SMOOTHING, "13a", True
 BLEU_SETTINGS = {
     "max_n": BLEU_MAX_N,
     "smoothing": BLEU_SMOOTHING,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..data import require_pairs, unordered_pairs
 from ..results import SETS, Score, make_signature
 from ..text.ngrams import _densify, ngram_codes, text_of_positions
@@ -42,7 +43,7 @@ def _pair_cosines(prep: Prepared, n: int, first: np.ndarray, second: np.ndarray)
 def cosine_diversity(
     sets: Any,
     n_max: int = 5,
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
 ) -> Score:
     """Minus the mean pairwise n-gram cosine similarity of each set, averaged over n = 1..n_max."""

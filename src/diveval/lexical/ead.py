@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Union
 
 import numpy as np
 
+from ..constants import BERT_VOCAB_SIZE
 from ..errors import InputError
 from ..results import SETS, Score
 from ..text.prepared import TextOptions, prepare
@@ -36,8 +37,6 @@ from .counts import Counts, Finish, counts_score, prepared_counts
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11+; only postponed annotations name it
-
-BERT_VOCAB_SIZE = 30522
 
 Vocab = Union[int, str, Sequence[str]]
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..results import CORPUS, Score
 from ..state import SUM, DeclaredState, Reduction
@@ -82,7 +83,7 @@ class GemNgramState(BatchedOrders):
         metric: str,
         n: int,
         keep_punctuation: bool = True,
-        tokenizer: str = "whitespace",
+        tokenizer: str = DEFAULT_TOKENIZER,
         lowercase: bool = False,
     ):
         if metric not in GEM_NGRAM_METRICS:
@@ -173,7 +174,7 @@ class IntraDistinctState(DeclaredState):
     # the sum of the responses' Distinct-n, responses with an n-gram, responses without
     FIELDS = {"total": SUM, "counted": SUM, "empty": SUM}
 
-    def __init__(self, n: int, tokenizer: str = "whitespace", lowercase: bool = False):
+    def __init__(self, n: int, tokenizer: str = DEFAULT_TOKENIZER, lowercase: bool = False):
         self.n, self.tokenizer, self.lowercase = int(n), tokenizer, bool(lowercase)
         self._tok = get_tokenizer(tokenizer, lowercase)
         self.total = 0.0  # sum of the responses' Distinct-n

@@ -19,6 +19,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..results import CORPUS, Score
 from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
@@ -123,7 +124,10 @@ class NgramCounts(BatchedOrders):
     MERGE_THREADS = 2  # one sort per order at a time, as update(): numpy's sort releases the GIL
 
     def __init__(
-        self, orders: Sequence[int] = (1, 2), tokenizer: str = "whitespace", lowercase: bool = False
+        self,
+        orders: Sequence[int] = (1, 2),
+        tokenizer: str = DEFAULT_TOKENIZER,
+        lowercase: bool = False,
     ):
         orders = sorted({int(n) for n in orders})
         if not orders or orders[0] < 1:
@@ -224,7 +228,7 @@ class NgramMetricState(NgramCounts):
         self,
         metric: str,
         n: int,
-        tokenizer: str = "whitespace",
+        tokenizer: str = DEFAULT_TOKENIZER,
         lowercase: bool = False,
         vocab: Vocab | None = None,
     ):

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError, MissingDependencyError
 from ..state import StreamPlan, text_chunks
 from ..text.ngrams import ngram_starts, unique_sorted
@@ -156,7 +157,7 @@ def stream_counts(
     lines: Iterable[str],
     orders: Sequence[int],
     *,
-    tokenizer: str = "whitespace",
+    tokenizer: str = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     memory: int = 2 << 30,
     size_hint: int | None = None,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_CONFIDENCE
 from ..errors import InputError
 from ..results import SETS, Score
 from ..text.ngrams import factorize, ngram_codes, text_of_positions
@@ -226,7 +227,7 @@ def distinct_at_k(
     ks: Sequence[int] | None = None,
     samples: int = 200,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     **text: Unpack[TextOptions],
 ) -> Score:
     """Mean Distinct-n of ``samples`` random subsets of ``k`` responses (seeded), per corpus or

@@ -32,6 +32,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING, DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..results import CORPUS, SETS, Score, make_signature
 from ..text.bleu import bleu_from_counts, resolve_smoothing, resolve_weights
@@ -325,7 +326,7 @@ def self_bleu_ids(
     lengths: np.ndarray,
     group: np.ndarray | None = None,
     max_n: int = 4,
-    smoothing: str | int | None = "method1",
+    smoothing: str | int | None = DEFAULT_SMOOTHING,
     hypotheses: np.ndarray | None = None,
     include_self: bool = False,
     weights: Sequence[float] | None = None,
@@ -373,7 +374,7 @@ def self_bleu_ids(
 def self_bleu_tokens(
     token_lists: Sequence[Sequence[Hashable]],
     max_n: int = 4,
-    smoothing: str | int | None = "method1",
+    smoothing: str | int | None = DEFAULT_SMOOTHING,
     sample: int | None = None,
     seed: int = 0,
     include_self: bool = False,
@@ -399,8 +400,8 @@ def self_bleu_tokens(
 def self_bleu(
     texts,
     max_n: int = 4,
-    smoothing: str | int = "method1",
-    tokenizer="whitespace",
+    smoothing: str | int = DEFAULT_SMOOTHING,
+    tokenizer=DEFAULT_TOKENIZER,
     lowercase: bool = False,
     sample: int | None = None,
     seed: int = 0,

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING, DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..results import CORPUS, Score
 from ..state import CAT, PADDED_SUM, DeclaredState, Reduction
@@ -108,8 +109,8 @@ class SelfBleuState(DeclaredState):
     def __init__(
         self,
         max_n: int = 4,
-        smoothing: str | int | None = "method1",
-        tokenizer: str = "whitespace",
+        smoothing: str | int | None = DEFAULT_SMOOTHING,
+        tokenizer: str = DEFAULT_TOKENIZER,
         lowercase: bool = False,
         include_self: bool = False,
         keep: bool = True,
@@ -291,7 +292,7 @@ def self_bleu_state(max_n: int):
     def make(options: dict[str, Any]) -> SelfBleuState:
         return SelfBleuState(
             max_n,
-            options.get("smoothing", "method1"),
+            options.get("smoothing", DEFAULT_SMOOTHING),
             state_tokenizer(options),
             bool(options.get("lowercase")),
         )

@@ -21,8 +21,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from ..errors import InputError
-from .defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,13 @@ definition each."""
 
 from __future__ import annotations
 
-DEFAULT_RESAMPLES = 1000
+# the bootstrap's, which compare and leaderboard share (their callers read cmp.DEFAULT_SEED, ...)
+from ..constants import DEFAULT_CONFIDENCE as DEFAULT_CONFIDENCE
+from ..constants import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
+from ..constants import DEFAULT_SEED as DEFAULT_SEED
+
 DEFAULT_REFIT_RESAMPLES = 200  # metrics refitted on every resample (MAUVE): see meta.compare
-DEFAULT_SEED = 0
 DEFAULT_ALPHA = 0.05
-DEFAULT_CONFIDENCE = 0.95
 TESTS = ("permutation", "bootstrap")
 DEFAULT_TEST = "permutation"
 LEVELS = (1, 2)

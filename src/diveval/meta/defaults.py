@@ -4,9 +4,6 @@ command's flags). Each method imports its own from here, so a default is still w
 
 from __future__ import annotations
 
-#: :mod:`diveval.meta.bootstrap`: resamples and interval confidence of every bootstrap.
-DEFAULT_RESAMPLES = 1000
-DEFAULT_CONFIDENCE = 0.95
 #: :mod:`diveval.meta.levels`: seeded draws averaged by the per-input / across-input levels.
 DEFAULT_DRAWS = 10
 #: :mod:`diveval.meta.agreement`: Tevet & Berant's tokenizer, with which their distinct-n and

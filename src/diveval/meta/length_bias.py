@@ -23,12 +23,13 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..constants import BERT_VOCAB_SIZE, DEFAULT_CONFIDENCE, DEFAULT_TOKENIZER, WHITESPACE
 from ..errors import InputError, MissingDependencyError
 from ..registry import get_metric
 from ..scale.local import score
 from ..text.tokenizers import get_tokenizer
 
-DESIGNATED_V = 30522
+DESIGNATED_V = BERT_VOCAB_SIZE  # the paper's v: BERT's vocabulary
 DEFAULT_LENGTHS = tuple(range(5, 41, 5))
 DEFAULT_METRICS = ("distinct-1", "ead")
 
@@ -72,7 +73,7 @@ class NaturalSampler:
     """Draw responses of an exact token length from a corpus, with replacement."""
 
     def __init__(
-        self, texts: Iterable[str], tokenizer: str = "whitespace", lowercase: bool = False
+        self, texts: Iterable[str], tokenizer: str = DEFAULT_TOKENIZER, lowercase: bool = False
     ):
         tok = get_tokenizer(tokenizer, lowercase)
         self.tokenizer = tok
@@ -156,7 +157,9 @@ class LengthBias:
         }
 
 
-def fit_trend(lengths: Sequence[int], scores: np.ndarray, confidence: float = 0.95) -> Trend:
+def fit_trend(
+    lengths: Sequence[int], scores: np.ndarray, confidence: float = DEFAULT_CONFIDENCE
+) -> Trend:
     """OLS of every per-corpus score on its length; t interval on the slope."""
     from scipy import stats
 
@@ -199,7 +202,7 @@ def length_bias(
     n_responses: int = 2000,
     seed: int | None = 0,
     v: int = DESIGNATED_V,
-    tokenizer: str = "whitespace",
+    tokenizer: str = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     vocab: Any = None,
     name: str | None = None,
@@ -230,13 +233,13 @@ def length_bias(
         sampler = None
         label = "designated"
         options: dict[str, Any] = {
-            "tokenizer": "whitespace",
+            "tokenizer": WHITESPACE,
             "vocab": vocab if vocab is not None else v,
         }
     else:
         sampler = NaturalSampler(source, tokenizer, lowercase)
         label = f"natural:{name or 'corpus'}"
-        options = {"tokenizer": "whitespace", "vocab": vocab}
+        options = {"tokenizer": WHITESPACE, "vocab": vocab}
     pool = {L: sampler.available(L) for L in lengths} if sampler is not None else {}
     missing = [L for L in lengths if sampler is not None and pool[L] < max(1, min_pool)]
     used = [L for L in lengths if L not in missing]

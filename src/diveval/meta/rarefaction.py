@@ -49,12 +49,12 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ..constants import DEFAULT_CONFIDENCE
 from ..errors import InputError
 from ..lexical.expected import miss_probability
 from ..options import OPTION
 
 ORDERS = (0, 1, 2)
-DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES: int = OPTION["rarefy_resamples"].default
 KNOTS = 40  # points of a default curve (iNEXT's default), from 1 to twice the largest set
 

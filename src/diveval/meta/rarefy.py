@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_CONFIDENCE, DEFAULT_TOKENIZER
 from ..context import RunContext
 from ..data import require_sets
 from ..errors import InputError
@@ -155,7 +156,7 @@ def abundances(
         vectors = [np.bincount(lab).astype(float) for lab in judged.labels]
         return vectors, None, {"judge": judged.judge, "rep": "first", "ident": judged.identical}
 
-    prep = prepare([list(s) for s in sets], tokenizer or "whitespace", bool(lowercase), SETS)
+    prep = prepare([list(s) for s in sets], tokenizer or DEFAULT_TOKENIZER, bool(lowercase), SETS)
     type_group, incidence, _ = set_incidences(prep, int(n or 1))
     vectors = [incidence[type_group == g].astype(float) for g in range(prep.n_groups)]
     units = [float(len(s)) for s in sets]
@@ -171,7 +172,7 @@ def rarefy(
     orders: Sequence[int] | None = None,
     rarefy_resamples: int | None = None,
     rarefy_seed: int | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     context: RunContext | None = None,
     **options: Any,
 ) -> list[Rarefaction]:

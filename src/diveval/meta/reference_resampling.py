@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..reference.item_state import ItemScoresState, PooledBleuState
 from ..reference.local_recall import LocalRecallState, level_counts
@@ -80,7 +81,9 @@ def pooled_bleu(
     run's, read from its signature as the metric's state does."""
     fields = _fields(signature)
     n, smoothing = int(fields["n"]), fields["smooth"]
-    tok = get_tokenizer(options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
+    tok = get_tokenizer(
+        options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
+    )
     hyps = tok.tokenize_many(list(units))
     r_toks = [tok.tokenize_many(list(r)) for r in refs]
     need5 = smoothing in ("method5", "method7")
@@ -108,7 +111,9 @@ def pooled_bleu(
 def local_recall(units: Units, refs: References, options: Mapping[str, Any]) -> SummedStats:
     """ref-local-recall: the words recalled and to recall at each importance level add over
     items; the level reported is the most references of any item the row holds."""
-    tok = get_tokenizer(options.get("tokenizer") or "whitespace", bool(options.get("lowercase")))
+    tok = get_tokenizer(
+        options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
+    )
     hyps = tok.tokenize_many(list(units))
     top = max(len(r) for r in refs)
     stats = np.zeros((len(units), 2 * (top + 1)))

@@ -12,15 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..constants import DEFAULT_SEED
 from ..errors import InputError
 from .store import RATER_NAME, Store
 
 STUDY_FILE = "study.json"
 DB_FILE = "ratings.sqlite3"
 FORMAT = 1
-#: The seed of a study built without one; written into study.json like any other, so the pages
-#: and the orders can be drawn again
-DEFAULT_SEED = 0
+# A study built without a seed takes DEFAULT_SEED; it is written into study.json like any other,
+# so the pages and the orders can be drawn again
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Optional, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING
 from ..errors import InputError, MissingDependencyError
 from ..models.devices import ModelSettings, SettingsKeywords, settings_of
 from ..models.embedders import default_embedder, resolve_embedder  # torch only when used
@@ -227,7 +228,7 @@ class BleuAligner(_NgramAligner):
 class NltkBleuAligner(_NgramAligner):
     """nltk ``sentence_bleu`` (with brevity penalty) on diveval's BLEU engine."""
 
-    def __init__(self, max_n: int = 4, smoothing: str | int | None = "method1"):
+    def __init__(self, max_n: int = 4, smoothing: str | int | None = DEFAULT_SMOOTHING):
         if isinstance(max_n, bool) or not isinstance(max_n, (int, np.integer)) or max_n < 1:
             raise ValueError(f"max_n must be a positive integer, got {max_n!r}")
         self.max_n = int(max_n)

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..registry import PER_ITEM_OPTIONS, get_metric
 from ..results import Score
@@ -112,7 +113,7 @@ class PooledBleuState(ItemScoresState):
         # the order and the smoothing the part's Score was computed with (its signature names it)
         fields = dict(f.split(":", 1) for f in self.parts[-1].signature.split("|")[1:])
         tok = get_tokenizer(
-            options.get("tokenizer") or "whitespace", bool(options.get("lowercase"))
+            options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
         )
         hyps, refs = check_references(batch, options.get("references"))
         r_toks = [tok.tokenize_many(r) for r in refs]

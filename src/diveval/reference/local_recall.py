@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..lexical.gem import is_punctuation
 from ..results import CORPUS, Score, make_signature
@@ -49,7 +50,7 @@ def _reference_index(refs: Sequence[Sequence[str]]) -> dict[str, int]:
 def local_recall(
     hypotheses: Any,
     references: Any = None,
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
 ) -> Score:
     """Local recall (van Miltenburg et al. 2018, as GEM-metrics computes it; corpus setting, one
@@ -130,7 +131,7 @@ class LocalRecallState(DeclaredState):
     FIELDS = {"recalled": PADDED_SUM, "to_recall": PADDED_SUM}
 
     def __init__(
-        self, tokenizer: str = "whitespace", lowercase: bool = False, references: Any = None
+        self, tokenizer: str = DEFAULT_TOKENIZER, lowercase: bool = False, references: Any = None
     ):
         if not isinstance(tokenizer, str):
             raise InputError(
@@ -167,7 +168,7 @@ class LocalRecallState(DeclaredState):
 def local_recall_state(options: Mapping[str, Any]) -> LocalRecallState:
     """The state factory of the ``ref-local-recall`` row: ``options -> LocalRecallState``."""
     return LocalRecallState(
-        options.get("tokenizer", "whitespace"),
+        options.get("tokenizer", DEFAULT_TOKENIZER),
         bool(options.get("lowercase")),
         options.get("references"),
     )

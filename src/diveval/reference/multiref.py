@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING, DEFAULT_TOKENIZER
 from ..context import RunContext
 from ..errors import InputError, MissingDependencyError
 from ..lexical.self_bleu import self_bleu_tokens
@@ -219,7 +220,7 @@ def pooled_bleu_stats(
 
 
 def pooled_bleu_value(
-    stats: BleuStats, p5: tuple[int, int] | None, n: int, smoothing: Any = "method1"
+    stats: BleuStats, p5: tuple[int, int] | None, n: int, smoothing: Any = DEFAULT_SMOOTHING
 ) -> float:
     """Pooled BLEU-n from its statistics: nltk's corpus_bleu with uniform weights, or the
     pycocoevalcap convention for ``smoothing="coco"``."""
@@ -233,8 +234,8 @@ def bleu(
     references,
     n: int = 4,
     reduction: str = "multi",
-    smoothing="method1",
-    tokenizer: str | Tokenizer = "whitespace",
+    smoothing=DEFAULT_SMOOTHING,
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
 ) -> Score:
     """BLEU-n (uniform weights up to n) of each hypothesis against its references.
@@ -364,7 +365,7 @@ def meteor(
     hypotheses,
     references,
     reduction: str = "max",
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     alpha: float = 0.9,
     beta: float = 3.0,
@@ -414,7 +415,7 @@ def embedding_average(
     references,
     reduction: str = "max",
     vectors=None,
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
 ) -> Score:
     """Embedding average (Liu et al. 2016): cosine between the mean word vector of the hypothesis
@@ -509,9 +510,9 @@ def _bertscore(hyps, refs, reduction, model, layer, settings: ModelSettings) -> 
 def reference_self_bleu(
     references,
     max_n: int = 4,
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
-    smoothing="method1",
+    smoothing=DEFAULT_SMOOTHING,
 ) -> Score:
     """Self-BLEU-n of each reference set (Gangal et al. 2021, appendix A.3), via diveval's
     Self-BLEU engine; ``value`` is the mean over sets. Self-BLEU needs two references: sets with

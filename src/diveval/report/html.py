@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Iterable, Sequence
 
+from ..constants import DEFAULT_CONFIDENCE
 from ..io import json_out
 from . import svg
 from .inputs import Collected, SetRow
@@ -48,7 +49,7 @@ class Report:
     title: str = "diveval report"
     directions: dict[str, str] = field(default_factory=dict)
     intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     agreement: tuple[list[str], list[list[float]], int] | None = None
     scatters: list[Scatter] = field(default_factory=list)
     sets_metric: str | None = None
@@ -783,7 +784,7 @@ def _compare_section(r: Report) -> str:
     parts = []
     for run in r.collected.comparisons:
         st = run["settings"]
-        conf = st.get("confidence", 0.95)
+        conf = st.get("confidence", DEFAULT_CONFIDENCE)
         # the interval beside Holm's decisions: simultaneous since it is named in the settings
         # (an older file's is the unadjusted per-test interval)
         shown = "simultaneous interval" if st.get("interval_shown") else f"{conf:.0%} interval"
@@ -871,7 +872,7 @@ def _leaderboard_section(r: Report) -> str:
                 + f"<td>{'–'.join(escape(str(v)) for v in x.get('rank_range') or [])}</td>"
                 + f"<td><strong>{escape(str(x.get('letters', '')))}</strong></td></tr>"
             )
-        conf = st.get("confidence", 0.95)
+        conf = st.get("confidence", DEFAULT_CONFIDENCE)
         arrow = ARROWS.get(str(st.get("direction")), "")
         parts.append(
             f"<table><caption>{escape(str(st.get('metric')))} {arrow}: "

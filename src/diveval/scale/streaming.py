@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..lexical.ngram_stream import chunk_chars, stream_counts
 from ..registry import get_metric
@@ -43,7 +44,7 @@ def stream_score(
     path: str | Path,
     metrics: Sequence[str],
     *,
-    tokenizer: str = "whitespace",
+    tokenizer: str = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     vocab: Any = None,
     memory: int | str = "2G",

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, T
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING, DEFAULT_TOKENIZER
 from ..context import RunContext
 from ..errors import InputError
 from ..lexical.counts import lexical_score
@@ -546,8 +547,8 @@ def _bleu_plan(texts: Any, setting: str | None, run: _PairRun) -> PairPlan:
 def homogenization_bleu(
     texts: Any,
     max_n: int = 4,
-    smoothing: str = "method1",
-    tokenizer: str | Tokenizer = "whitespace",
+    smoothing: str = DEFAULT_SMOOTHING,
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     setting: str | None = None,
     **options: Unpack[PairOptions],

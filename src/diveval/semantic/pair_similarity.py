@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from ..constants import WHITESPACE
 from ..data import ordered_pairs, require_sets
 from ..errors import InputError
 from ..models.base import CONTRADICTION, ENTAILMENT
@@ -143,7 +144,7 @@ def ngram_matrices(items: list[list[str]], n_max: int = 2) -> list[np.ndarray]:
     """Cosine of the 1..n_max-gram count vectors of each set's texts (whitespace tokens, case
     kept, as ``vendi-ngram``); a text without tokens is equal to other such texts and orthogonal
     to the rest, and the diagonal is exactly 1."""
-    prep = prepare(items, "whitespace", False, setting=SETS)
+    prep = prepare(items, WHITESPACE, False, setting=SETS)
     feats = ngram_features(prep, n_max).tocsr()  # rows: the texts, set after set
     norms = np.sqrt(np.asarray(feats.multiply(feats).sum(axis=1)).ravel())
     zero = norms <= 0
@@ -267,7 +268,7 @@ def _set_similarities(
     if similarity == "jaccard":
         return [jaccard_matrix(s) for s in items], {"sim": "jaccard", "words": "lc-split"}
     if similarity == "ngram":
-        return ngram_matrices(items), {"sim": "ngram-cosine", "n": "1-2", "tok": "whitespace"}
+        return ngram_matrices(items), {"sim": "ngram-cosine", "n": "1-2", "tok": WHITESPACE}
 
     if similarity == "answers":
         model = answers_model_for(settings)

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..data import as_setting, flatten_sets
 from ..errors import InputError
 from ..models.devices import ModelSettings, SettingsKeywords, settings_of
@@ -216,7 +217,7 @@ def vendi(
     model: Any = None,
     settings: Optional[ModelSettings] = None,
     n_max: int = 2,
-    tokenizer: Any = "whitespace",
+    tokenizer: Any = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     progress: Any = None,
     memory_budget: Any = None,

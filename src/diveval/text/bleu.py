@@ -35,6 +35,7 @@ from typing import Any, Hashable, Iterable, Sequence
 
 import numpy as np
 
+from ..constants import DEFAULT_SMOOTHING
 from ..signature_copy import same_options
 
 __all__ = [
@@ -59,7 +60,7 @@ Tokens = Sequence[Hashable]
 
 #: nltk smoothing methods offered (nltk's ``SmoothingFunction().methodK``). method6 is left out:
 #: nltk asserts on a zero trigram precision, so it is undefined on much ordinary input.
-SMOOTHING_METHODS = ("method0", "method1", "method2", "method3", "method4", "method5", "method7")
+SMOOTHING_METHODS = tuple(f"method{k}" for k in (0, 1, 2, 3, 4, 5, 7))
 
 #: sacrebleu smoothing methods and their default values.
 SACREBLEU_SMOOTHING = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -187,7 +188,7 @@ class BleuStats:
     def nltk_score(
         self,
         weights: Sequence[float] | None = None,
-        smoothing="method1",
+        smoothing=DEFAULT_SMOOTHING,
         *,
         epsilon: float = 0.1,
         k: int = 5,
@@ -311,7 +312,7 @@ def bleu_from_counts(
     hyp_len,
     ref_len,
     weights: Sequence[float],
-    smoothing="method1",
+    smoothing=DEFAULT_SMOOTHING,
     *,
     epsilon: float = 0.1,
     k: int = 5,
@@ -326,6 +327,7 @@ def bleu_from_counts(
     Returns an (m,) float array.
     """
     smoothing = resolve_smoothing(smoothing)
+    method = int(smoothing[len("method") :])  # k of nltk's SmoothingFunction().method<k>
     num = np.asarray(num, dtype=np.int64)
     den = np.asarray(den, dtype=np.int64)
     if num.ndim != 2 or num.shape != den.shape:
@@ -339,7 +341,7 @@ def bleu_from_counts(
     zero = num == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         p = numf / denf
-        if smoothing == "method0":
+        if method == 0:
             if zero.any():
                 warnings.warn(
                     "BLEU: some hypotheses have 0 matching n-grams of an order; with no "
@@ -349,18 +351,18 @@ def bleu_from_counts(
                     stacklevel=3,
                 )
             p = np.where(zero, _FLOAT_MIN, p)
-        elif smoothing == "method1":
+        elif method == 1:
             p = np.where(zero, (0 + epsilon) / denf, p)
-        elif smoothing == "method2":
+        elif method == 2:
             p[:, 1:] = (numf[:, 1:] + 1) / (denf[:, 1:] + 1)
-        elif smoothing == "method3":
+        elif method == 3:
             # k-th zero order (counted from the left) gets 1 / (2^k * den)
             kth = np.cumsum(zero, axis=1)
             p = np.where(zero, 1.0 / (np.exp2(kth) * denf), p)
-        elif smoothing in ("method4", "method5", "method7"):
-            if smoothing in ("method4", "method7"):
+        elif method in (4, 5, 7):
+            if method in (4, 7):
                 p = _method4(p, zero, denf, h, k)
-            if smoothing in ("method5", "method7"):
+            if method in (5, 7):
                 if p5 is None:
                     raise ValueError(f"{smoothing} needs the 5-gram precision p5")
                 p5n = np.asarray(p5[0], dtype=np.float64).reshape(m)
@@ -419,7 +421,7 @@ def corpus_bleu(
     list_of_references: Sequence[Sequence[Tokens]],
     max_n: int | None = 4,
     weights: Sequence[float] | None = None,
-    smoothing: str | int | None = "method1",
+    smoothing: str | int | None = DEFAULT_SMOOTHING,
     *,
     epsilon: float = 0.1,
     k: int = 5,
@@ -468,7 +470,9 @@ def last_segment_p5(
 
 
 def nltk_corpus_bleu_from_stats(
-    stats: BleuStats, smoothing: str | int | None = "method1", p5: tuple[int, int] | None = None
+    stats: BleuStats,
+    smoothing: str | int | None = DEFAULT_SMOOTHING,
+    p5: tuple[int, int] | None = None,
 ) -> float:
     """nltk's corpus BLEU with uniform weights up to ``stats.max_n`` from summed statistics (what
     a sharded run adds up); p5: the last segment's 5-gram precision, for method5/method7 only."""

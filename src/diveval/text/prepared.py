@@ -7,6 +7,7 @@ from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
+from ..constants import DEFAULT_TOKENIZER
 from ..data import as_setting, flatten_sets
 from ..results import SETS
 from .fast_whitespace import whitespace_token_ids
@@ -80,7 +81,7 @@ def encode_texts(texts: Sequence[str], tokenizer: Tokenizer) -> TokenIds:
 
 def prepare(
     data: Any,
-    tokenizer: str | Tokenizer = "whitespace",
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     lowercase: bool = False,
     setting: str | None = None,
 ) -> Prepared:

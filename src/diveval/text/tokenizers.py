@@ -11,6 +11,7 @@ import os
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
+from ..constants import DEFAULT_TOKENIZER, WHITESPACE
 from ..errors import InputError, MissingDependencyError, did_you_mean
 from .multilingual import MULTILINGUAL
 from .tokenizer_base import Tokenizer
@@ -19,7 +20,7 @@ from .tokenizer_base import Tokenizer
 class WhitespaceTokenizer(Tokenizer):
     """Split on runs of white space (Python's ``str.split()``)."""
 
-    name = "whitespace"
+    name = WHITESPACE
 
     def tokenize(self, text: str) -> list[str]:
         return text.split()
@@ -123,7 +124,7 @@ class BertTokenizer(Tokenizer):
 
 
 TOKENIZERS: dict[str, Callable[..., Tokenizer]] = {
-    "whitespace": WhitespaceTokenizer,
+    WHITESPACE: WhitespaceTokenizer,
     "tevet": TevetTokenizer,
     "space": SpaceTokenizer,
     "13a": Sacrebleu13aTokenizer,
@@ -139,7 +140,7 @@ def _cached(name: str, lowercase: bool) -> Tokenizer:
     return TOKENIZERS[name](lowercase=lowercase)
 
 
-def get_tokenizer(name: str | Tokenizer = "whitespace", lowercase: bool = False) -> Tokenizer:
+def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False) -> Tokenizer:
     """The tokenizer registered under ``name`` (instances are passed through unchanged)."""
     if isinstance(name, Tokenizer):
         return name
@@ -154,7 +155,7 @@ def get_tokenizer(name: str | Tokenizer = "whitespace", lowercase: bool = False)
 def state_tokenizer(options: Mapping[str, Any]) -> str:
     """The tokenizer a split run's state keeps: its name (a custom Tokenizer object cannot be
     saved with the state, so a split run refuses one)."""
-    tokenizer = options.get("tokenizer", "whitespace")
+    tokenizer = options.get("tokenizer", DEFAULT_TOKENIZER)
     if not isinstance(tokenizer, str):
         raise InputError("a split run names its tokenizer (a string), so that states can be saved")
     return tokenizer
