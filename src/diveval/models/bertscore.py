@@ -9,6 +9,7 @@ import os
 
 from ..errors import InputError, MissingDependencyError
 from .devices import (
+    CPU_BATCH_SIZE,
     ModelSettings,
     available_device,
     batch_size_for,
@@ -53,9 +54,9 @@ def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, 
     return model, layer or 6
 
 
-#: BERTScore's batch on the CPU (bert-score's own default); on a GPU the backend scales it with
-#: the free memory (``models.devices.batch_size_for``). The scorer's ``batch_size`` is the one used.
-CPU_BATCH_SIZE = 64
+# BERTScore's batch on the CPU is CPU_BATCH_SIZE (bert-score's own default); on a GPU the backend
+# scales it with the free memory (``models.devices.batch_size_for``). The scorer's ``batch_size``
+# is the one used.
 
 
 def bert_scorer(model: str, layer: int, settings: ModelSettings):

@@ -17,10 +17,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .devices import CPU_BATCH_SIZE
+
 _BLOCK_TOKENS = 4096
 
 
-def embed_documents(scorer: Any, docs: Sequence[str], batch_size: int = 64):
+def embed_documents(scorer: Any, docs: Sequence[str], batch_size: int = CPU_BATCH_SIZE):
     """(token vectors normalised, offsets per document, weight of each token, which documents
     are empty) for ``docs``."""
     import torch
@@ -67,7 +69,11 @@ def _blocks(offsets: np.ndarray) -> list[tuple[int, int]]:
 
 
 def pairwise_bertscore_f(
-    scorer: Any, docs: Sequence[str], first: np.ndarray, second: np.ndarray, batch_size: int = 64
+    scorer: Any,
+    docs: Sequence[str],
+    first: np.ndarray,
+    second: np.ndarray,
+    batch_size: int = CPU_BATCH_SIZE,
 ) -> np.ndarray:
     """BERTScore F1 (no idf, no rescaling) of every pair (first[k], second[k]).
 
@@ -78,7 +84,7 @@ def pairwise_bertscore_f(
 
 
 def bertscore_f_of(
-    scorer: Any, docs: Sequence[str], batch_size: int = 64
+    scorer: Any, docs: Sequence[str], batch_size: int = CPU_BATCH_SIZE
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``f(first, second)``: BERTScore F1 of pairs of ``docs``, each document embedded once here,
     then any number of blocks of pairs scored against those embeddings. A pair's value does not

@@ -164,6 +164,10 @@ def signature_precision(model: object) -> Optional[str]:
 # memory at their maximum sequence length
 _GIB = 1 << 30
 
+#: The batch of BERTScore (bert-score's own default) and of the sentence embedders on the CPU,
+#: scaled on a GPU by :func:`batch_size_for`; the NLI and similarity cross-encoders take 32.
+CPU_BATCH_SIZE = 64
+
 
 def batch_size_for(device: str, cpu_default: int) -> int:
     """The default batch size on ``device``: ``cpu_default`` on the CPU; on CUDA, scaled by the

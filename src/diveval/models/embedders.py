@@ -25,6 +25,7 @@ from ..progress import bars_enabled, status
 from .base import Embedder
 from .cache import CachedEmbedder, cached_embedder
 from .devices import (
+    CPU_BATCH_SIZE,
     ModelSettings,
     SettingsKeywords,
     as_built,
@@ -112,7 +113,9 @@ class SentenceTransformerEmbedder:
             except (OSError, ValueError) as err:
                 first = error_line(err)
                 raise InputError(f"cannot load the sentence embedder {path!r}: {first}") from err
-        self.device, self.precision, self.batch_size = settings.place(self.model, 64, self.device)
+        self.device, self.precision, self.batch_size = settings.place(
+            self.model, CPU_BATCH_SIZE, self.device
+        )
         self.progress = progress
         # after the cast: half-precision weights hash differently, so caches keep them apart
         self.fingerprint = state_dict_fingerprint(
