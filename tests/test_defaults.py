@@ -4,8 +4,11 @@ the same value, or to None (unset: the function resolves it, as the option says)
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
+import tokenize
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -102,3 +105,93 @@ def test_the_similarity_of_score_across_is_the_options() -> None:
 def test_help_shows_each_metrics_default() -> None:
     assert OPTION["reduction"].shown_default() == "multi for ref-bleu-*; max otherwise"
     assert OPTION["smoothing"].shown_default() == "method1"
+
+
+# -- the shared defaults, each written once ---------------------------------------------------
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "diveval"
+
+#: literals that are a default somewhere (and a name elsewhere), written once in the package:
+#: the tokenizer's name, BLEU's smoothing, EAD's V (BERT's vocabulary)
+WRITTEN_ONCE: tuple[Any, ...] = ("whitespace", "method1", 30522)
+
+
+def _literals(path: Path) -> list[tuple[Any, int]]:
+    """The string and number literals of ``path`` that are whole tokens (a docstring or a help
+    text that mentions a value is one longer string; comments are no tokens), with their lines."""
+    found = []
+    with path.open("rb") as f:
+        for tok in tokenize.tokenize(f.readline):
+            if tok.type not in (tokenize.STRING, tokenize.NUMBER):
+                continue
+            try:
+                value = ast.literal_eval(tok.string)
+            except (ValueError, SyntaxError):  # an f-string
+                continue
+            found.append((value, tok.start[0]))
+    return found
+
+
+def _where(value: Any) -> list[str]:
+    return [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(SRC.rglob("*.py"))
+        for literal, line in _literals(path)
+        if type(literal) is type(value) and literal == value
+    ]
+
+
+@pytest.mark.parametrize("value", WRITTEN_ONCE, ids=repr)
+def test_a_shared_default_is_written_once(value: Any) -> None:
+    where = _where(value)
+    assert len(where) == 1, f"{value!r} written {len(where)} times: {', '.join(where)}"
+
+
+def _resampling_declarations() -> dict[str, set[str]]:
+    """{module: names} of the module-level constants that spell the bootstrap's resamples (1000)
+    or confidence (0.95) as a literal."""
+    out: dict[str, set[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AnnAssign):
+                targets = [node.target]
+            value = getattr(node, "value", None)
+            if not isinstance(value, ast.Constant) or value.value not in (1000, 0.95):
+                continue
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            if any("RESAMPLES" in n or "CONFIDENCE" in n for n in names):
+                out.setdefault(str(path.relative_to(SRC)), set()).update(names)
+    return out
+
+
+def test_the_resampling_defaults_are_declared_in_one_module() -> None:
+    assert _resampling_declarations() == {
+        "constants.py": {"DEFAULT_RESAMPLES", "DEFAULT_CONFIDENCE"}
+    }
+
+
+def test_the_confidence_level_is_written_where_it_is_declared() -> None:
+    """0.95 is the declared confidence, and the level of the pairs' normal interval (its z)."""
+    assert {where.split(":")[0] for where in _where(0.95)} == {"constants.py", "pairs.py"}
+
+
+def test_no_function_spells_its_own_resampling_default() -> None:
+    """A function's resamples or confidence default is a named constant, not a number of its own."""
+    literal = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            args = node.args
+            named = args.posonlyargs + args.args
+            pairs = list(zip(named[len(named) - len(args.defaults) :], args.defaults))
+            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+            literal += [
+                f"{path.relative_to(SRC)}:{node.lineno} {node.name}({a.arg}={d.value!r})"
+                for a, d in pairs
+                if a.arg in ("confidence", "resamples", "n_resamples")
+                and isinstance(d, ast.Constant)
+                and type(d.value) in (int, float)
+            ]
+    assert literal == []
