@@ -87,6 +87,11 @@ def _inputs(metric: Metric, data: list) -> dict:
         out["logprobs"] = [[-0.5 * len(t) for t in s] for s in data]
     if "nli_model" in metric.options:
         out["nli_model"] = EqualIsEntailment()
+    if "judge" in metric.options:
+        # the stub NLI model as judge: an equivalence (equal texts only), so these checks see the
+        # metric's own arithmetic. A learned judge need not be transitive, and then the greedy
+        # partition of NoveltyBench depends on the order by definition (its own tests cover it).
+        out["judge"] = "nli"
     if "embedding_model" in metric.options and "bertscore" not in metric.name:
         out["embedding_model"] = HashEmbedder()  # BERTScore needs a transformers model: default
     return out

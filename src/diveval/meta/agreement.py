@@ -388,8 +388,8 @@ def agreement(
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
     for name, kind, _ in chosen:
         if kind == "registry":
-            base, own = split_variant(name)
-            check_options({**run_options, **own}, [get_metric(base)])
+            metric, own = split_variant(name)
+            check_options({**run_options, **own}, [get_metric(metric)])
     rows: list[AgreementRow] = []
     for name, kind, column in track(
         chosen, f"agreement: {len(chosen)} metrics", total=len(chosen), enabled=progress or False

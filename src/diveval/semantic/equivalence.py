@@ -2,7 +2,9 @@
 
 The k generations of one prompt are partitioned greedily, in order: a generation joins the first
 class whose *representative* (the class's first member) the judge calls equivalent to it, else it
-opens a new class. ``distinct_k`` is the number of classes. The patience-weighted utility is
+opens a new class. ``distinct_k`` is the number of classes. A judge that is not transitive (a
+learned one: A like B and B like C, A unlike C) can make the count depend on the order the
+generations are listed in, as in the benchmark; they are taken in the order given. The patience-weighted utility is
 
     utility_k = sum_i p^(i-1) * new_i * quality_i / sum_i p^(i-1),   i = 1..k,
 
