@@ -304,6 +304,7 @@ def page(board: dict) -> str:
         + (f", the first {board['max_sets']} sets of each file" if board["max_sets"] else "")
         + ").",
         "",
+        *variant_note(board),
         *merged_note(board),
         *unranked_note(board),
         *not_measured_note(board),
@@ -355,6 +356,21 @@ def page(board: dict) -> str:
                 cells += f" {_cell(r['oca'], r['oca_interval'])} |"
             lines.append(cells)
     return "\n".join(lines) + "\n"
+
+
+def variant_note(board: dict) -> list[str]:
+    """What the rows named ``metric:key=value`` are (``diveval.meta.agreement.VARIANTS``)."""
+    names = sorted({r["metric"] for f in board["files"] for r in f["rows"] if ":" in r["metric"]})
+    if not names:
+        return []
+    return [
+        "Rows named `metric:key=value` score the metric with that option instead of its default: "
+        + ", ".join(f"`{n}`" for n in names)
+        + ". `equivalence-classes` itself runs its default judge, diveval's answers judge, and "
+        "`semantic-entropy` its papers' bidirectional entailment (NLI); each is measured under "
+        "the other judge too.",
+        "",
+    ]
 
 
 def merged_note(board: dict) -> list[str]:
