@@ -203,6 +203,10 @@ LAZY_BY_DESIGN: dict[tuple[str, str], str] = {
         "are made by the functions that use them; importing them at the top made --version "
         "cost 0.098 s of CPU instead of 0.030 s (`python -c pass`: 0.014 s)"
     ),
+    ("diveval.api", "diveval.scale.ray_engine"): (
+        "the Ray engine (its shards, state merging, Ray session and readers) is imported by a "
+        "call that runs on Ray: a local run, every `diveval score`, paid ~10 ms of CPU for it"
+    ),
     ("diveval.reference.register", "diveval.reference"): (
         "a registry row imports its implementation when first called, so that registering every "
         "metric (catalog.load, ~0.32 s) doesn't load every family: lsdscc, local_recall and mauve "

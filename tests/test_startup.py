@@ -84,8 +84,9 @@ def test_the_probe_sees_machinery_a_command_imports():
 
 
 def test_a_small_lexical_score_imports_no_scipy_or_model_library(examples_dir):
-    # scoring registers every metric (their modules are imported), but a metric's heavy library
-    # is imported when it runs: Distinct-n needs none of scipy or the model stacks
+    # scoring registers the metric families up to the one of each metric asked (catalog order:
+    # lexical, semantic, reference), and a metric's heavy library is imported when it runs:
+    # Distinct-n needs none of scipy, the model stacks, the other families or the Ray engine
     code = (
         "import contextlib, io\n"
         "from diveval.cli import main\n"
@@ -96,6 +97,9 @@ def test_a_small_lexical_score_imports_no_scipy_or_model_library(examples_dir):
     heavy = ("scipy", "torch", "transformers", "sentence_transformers", "onnxruntime")
     assert "diveval.lexical.distinct" in found  # it did score
     assert [m for m in found if m.split(".")[0] in heavy] == []
+    later = ("diveval.semantic", "diveval.reference")
+    assert [m for m in found if m.startswith(later)] == []
+    assert [m for m in found if m.startswith("diveval.scale.ray")] == []
 
 
 def test_version_is_answered_before_any_parser_is_built(capsys):
