@@ -15,11 +15,9 @@ from .models.devices import ModelSettings, resolve_settings
 from .models.threads import set_threads
 from .options import AT_K_OPTIONS
 from .registry import PER_ITEM_OPTIONS, all_metrics
-from .scale.engine import EngineOptions
+from .scale.engine import EngineOptions, is_ray_dataset
 from .scale.local import Scores
 from .scale.local import score as score_here
-from .scale.ray_engine import is_ray_dataset
-from .scale.ray_engine import score as score_on_ray
 
 __all__ = ["EngineOptions", "Scores", "metrics", "score"]
 
@@ -77,6 +75,8 @@ def score(
     if any(v is not None for v in at_k.values()):
         raise InputError("at_k_draws and at_k_seed go with at_k")
     if run_on.engine == "ray":
+        from .scale.ray_engine import score as score_on_ray
+
         return _warned(
             Scores(score_on_ray(data, metrics, run_on, models=models, **options)), skipped, empty
         )

@@ -3,6 +3,11 @@
 Each subcommand lives in ``diveval.commands.<name>`` with ``add_parser(subparsers)`` and
 ``run(args) -> int``. Errors diveval raises on purpose (bad input, a missing extra) become one
 line on stderr and exit status 2, never a traceback.
+
+Start-up is part of the interface (``benchmarks/startup.py``, ``tests/test_startup.py``): this
+module imports only the standard library at its top; ``diveval --version`` is answered before
+any parser is built, and a run of one command builds that command's parser alone (the parser of
+every command is built for ``diveval --help``, a mistyped command and ``build_parser()``).
 """
 
 from __future__ import annotations
@@ -14,12 +19,6 @@ import sys
 from typing import Any, NoReturn, Sequence
 
 from ._version import __version__
-from .commands import help_formatter
-from .errors import DivevalError
-from .models.devices import SETTINGS_OPTIONS, resolve_settings
-from .models.offline import ONLINE_ENV
-from .models.threads import set_threads
-from .progress import set_quiet, silence_libraries
 
 COMMANDS = [
     "score",
@@ -41,6 +40,8 @@ COMMANDS = [
     "report",
 ]
 
+VERSION = f"diveval {__version__}"
+
 EXAMPLES = """examples:
   diveval score examples/responses.txt
   diveval score examples/sets.jsonl --metric distinct-2 --metric ead --json
@@ -58,20 +59,25 @@ class _CommandParser(_Parser):
     class): examples kept as written and defaults shown, by the commands' help formatter."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from .commands import help_formatter
+
         kwargs.setdefault("formatter_class", help_formatter())
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``diveval``: of every command, or of ``command`` alone (one of COMMANDS),
+    which parses that command's arguments as the whole parser does, without importing the other
+    command modules."""
     parser = _Parser(
         prog="diveval",
         description="Diversity metrics for generated text (dialogue responses first).",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"diveval {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
-    for name in COMMANDS:
+    for name in COMMANDS if command is None else [command]:
         module = importlib.import_module(f"diveval.commands.{name.replace('-', '_')}")
         sp = module.add_parser(sub)
         _add_quiet(sp)
@@ -100,13 +106,26 @@ def check_common_arguments(args) -> None:
     """The model settings several commands share (--device, --precision, --batch-size), checked
     before any work, so a typo is one line before the input is read (``models.devices``), and
     kept as ``args.models``: the commands hand them on, resolved, to the library."""
+    from .models.devices import SETTINGS_OPTIONS, resolve_settings
+
     given = {name: getattr(args, name, None) for name in (*SETTINGS_OPTIONS, "threads")}
     args.models = resolve_settings(given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:
+        # what the parser's --version action prints, and how it exits, without building it
+        sys.stdout.write(VERSION + "\n")
+        raise SystemExit(0)
+    from .errors import DivevalError
+    from .models.offline import ONLINE_ENV
+    from .models.threads import set_threads
+    from .progress import set_quiet, silence_libraries
+
     silence_libraries()
-    parser = build_parser()
+    # a command named first: its parser alone parses the arguments exactly as the whole one does
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     set_quiet(getattr(args, "quiet", False))
     if not getattr(args, "run", None):

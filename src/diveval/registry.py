@@ -287,12 +287,14 @@ def all_metrics() -> dict[str, Metric]:
 
 
 def get_metric(name: str) -> Metric:
-    metrics = all_metrics()
-    if name not in metrics:
+    # the families in the catalog's order up to the one that registers ``name`` (all of them
+    # for a name none registers): a lexical run imports no semantic or reference module
+    catalog.load(until=lambda: name in METRICS)
+    if name not in METRICS:
         raise InputError(
-            f"unknown metric {name!r}{did_you_mean(name, metrics)}; `diveval metrics` lists them"
+            f"unknown metric {name!r}{did_you_mean(name, METRICS)}; `diveval metrics` lists them"
         )
-    return metrics[name]
+    return METRICS[name]
 
 
 def metrics_for(names: Any, setting: str) -> list[Metric]:

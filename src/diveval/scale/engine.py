@@ -15,6 +15,12 @@ from ..errors import InputError
 ENGINES = ("local", "ray")
 
 
+def is_ray_dataset(data: Any) -> bool:
+    """Whether ``data`` is a Ray Dataset (duck-typed: Ray is not imported here), whose rows are
+    read on the cluster."""
+    return type(data).__module__.startswith("ray.data") and hasattr(data, "map_batches")
+
+
 @dataclass(frozen=True)
 class EngineOptions:
     """``engine``: "local" (this process) or "ray". The rest are Ray's: ``address`` of a running

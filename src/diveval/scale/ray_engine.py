@@ -39,7 +39,7 @@ from ..models.devices import SETTINGS_OPTIONS, ModelSettings
 from ..registry import PER_ITEM_OPTIONS, Metric, check_options, get_metric, metrics_for
 from ..results import CORPUS, Score
 from .combine import join_set_scores, per_item_options
-from .engine import EngineOptions
+from .engine import EngineOptions, is_ray_dataset
 from .local import score as score_here
 from .ray_read import dataset_setting
 from .ray_session import ray_initialized, start_ray
@@ -228,10 +228,6 @@ def _worker_input_error(exc: BaseException) -> InputError | None:
     # Ray Data passes a failed batch's error on as text only
     found = re.search(r"diveval\.errors\.InputError: (.+)", str(exc))
     return InputError(found.group(1).strip()) if found else None
-
-
-def is_ray_dataset(data: Any) -> bool:
-    return type(data).__module__.startswith("ray.data") and hasattr(data, "map_batches")
 
 
 def _score_sets(
