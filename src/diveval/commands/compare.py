@@ -117,11 +117,9 @@ def add_parser(sub):
 def run(args) -> int:
     from ..meta import compare as cmp
 
-    if args.by:
-        if len(args.inputs) != 1:
-            raise InputError("--by splits one file into systems: give one INPUT")
-    elif len(args.inputs) < 2:
-        raise InputError("compare needs a BASELINE and at least one CANDIDATE (or one file --by)")
+    check_input_count(
+        args, "compare needs a BASELINE and at least one CANDIDATE (or one file --by)"
+    )
     if args.baseline and not args.by:
         raise InputError("--baseline names a --by group; without --by the first INPUT is it")
     systems, match = read_systems(args)
@@ -153,6 +151,15 @@ def system_options(args) -> dict[str, Any]:
     """The metric options of the command line less the per-item ones, which each system carries
     for its own items (:func:`read_systems`)."""
     return {k: v for k, v in metric_options(args).items() if k not in PER_ITEM_OPTIONS}
+
+
+def check_input_count(args, too_few: str) -> None:
+    """One INPUT with --by, two or more without (``too_few``: the command's words for that)."""
+    if args.by:
+        if len(args.inputs) != 1:
+            raise InputError("--by splits one file into systems: give one INPUT")
+    elif len(args.inputs) < 2:
+        raise InputError(too_few)
 
 
 def read_systems(args) -> tuple[list[cmp.System], str]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from . import add_json_flag, add_metric_flag, print_json
-from .compare import STORED, read_systems, system_options
+from .compare import STORED, check_input_count, read_systems, system_options
 from .options import (
     add_input_flags,
     add_model_options,
@@ -98,11 +98,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..meta import leaderboard as lb
 
-    if args.by:
-        if len(args.inputs) != 1:
-            raise InputError("--by splits one file into systems: give one INPUT")
-    elif len(args.inputs) < 2:
-        raise InputError("a leaderboard needs two or more INPUT files (or one file with --by)")
+    check_input_count(args, "a leaderboard needs two or more INPUT files (or one file with --by)")
     if len(args.metrics) != 1:
         raise InputError(
             f"a leaderboard ranks on one metric, got {len(args.metrics)}: "

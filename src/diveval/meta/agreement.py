@@ -57,7 +57,7 @@ from .bootstrap import (
 )
 from .correlate import as_numbers, coefficient_rows
 from .defaults import TEVET_TOKENIZER
-from .tevet import HUMAN, LABEL, _resolve_metric, best_threshold_accuracy, read_tevet_csv
+from .tevet import HUMAN, LABEL, best_threshold_accuracy, read_tevet_csv, resolve_metric
 
 #: The family of the authors' own per-set columns, and of the human score.
 AUTHORS = "Tevet & Berant's columns"
@@ -424,7 +424,7 @@ def _chosen(
         raise InputError("name at least one metric (-m NAME)")
     chosen = []
     for name in metrics:
-        kind, column = _resolve_metric(name, inp.records)
+        kind, column = resolve_metric(name, inp.records)
         if kind == "absent":
             raise InputError(f"{name!r}: this file has no human scores ({HUMAN})", inp.path)
         if kind == "registry":

@@ -132,7 +132,7 @@ def _is_binary(labels: np.ndarray) -> bool:
 HUMAN_NAMES = ("human", "absHDS", "abs_hds", "abs_hds_mean", HUMAN)
 
 
-def _resolve_metric(name: str, records: Sequence[dict]) -> tuple[str, str | None]:
+def resolve_metric(name: str, records: Sequence[dict]) -> tuple[str, str | None]:
     """('column', column name), ('registry', None) or ('absent', None) for the human line."""
     fields = records[0].keys() if records else []
     if name in fields and (name.startswith("metric_") or name == LABEL):
@@ -175,7 +175,7 @@ def tevet_test(
         replace=replace,
         seed=seed,
     )
-    resolved = [(m, *_resolve_metric(m, inp.records)) for m in metrics]
+    resolved = [(m, *resolve_metric(m, inp.records)) for m in metrics]
     registry_names = [m for m, kind, _ in resolved if kind == "registry"]
     computed: dict[str, Any] = {}
     if registry_names:
