@@ -27,14 +27,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..reference.item_state import ItemScoresState, PooledBleuState
 from ..reference.local_recall import LocalRecallState, level_counts
 from ..reference.mauve import MauveRefit
 from ..reference.multiref import pooled_bleu_value
 from ..text.bleu import BleuStats, last_segment_p5, segment_stats
-from ..text.tokenizers import get_tokenizer
+from ..text.tokenizers import options_tokenizer
 
 Units = Sequence[str]
 References = Sequence[Sequence[str]]
@@ -81,9 +80,7 @@ def pooled_bleu(
     run's, read from its signature as the metric's state does."""
     fields = _fields(signature)
     n, smoothing = int(fields["n"]), fields["smooth"]
-    tok = get_tokenizer(
-        options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
-    )
+    tok = options_tokenizer(options)
     hyps = tok.tokenize_many(list(units))
     r_toks = [tok.tokenize_many(list(r)) for r in refs]
     need5 = smoothing in ("method5", "method7")
@@ -111,9 +108,7 @@ def pooled_bleu(
 def local_recall(units: Units, refs: References, options: Mapping[str, Any]) -> SummedStats:
     """ref-local-recall: the words recalled and to recall at each importance level add over
     items; the level reported is the most references of any item the row holds."""
-    tok = get_tokenizer(
-        options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
-    )
+    tok = options_tokenizer(options)
     hyps = tok.tokenize_many(list(units))
     top = max(len(r) for r in refs)
     stats = np.zeros((len(units), 2 * (top + 1)))

@@ -54,15 +54,12 @@ def resolve_bertscore_model(model: str | None, layer: int | None) -> tuple[str, 
     return model, layer or 6
 
 
-# BERTScore's batch on the CPU is CPU_BATCH_SIZE (bert-score's own default); on a GPU the backend
-# scales it with the free memory (``models.devices.batch_size_for``). The scorer's ``batch_size``
-# is the one used.
-
-
 def bert_scorer(model: str, layer: int, settings: ModelSettings):
     """The loaded scorer, its display name and weights fingerprint, with the run's settings
     (their spelling checked where the run started; an absent GPU is an InputError here, None
-    the best device present); the batch size, when not set, is the backend's for that device."""
+    the best device present); the batch size, when not set, is the backend's for that device:
+    CPU_BATCH_SIZE on the CPU (bert-score's own default), scaled with the free memory on a GPU
+    (``models.devices.batch_size_for``). The scorer's ``batch_size`` is the one used."""
     device = available_device(settings.device)
     batch_size = settings.batch_size or batch_size_for(device, CPU_BATCH_SIZE)
     precision = settings.precision

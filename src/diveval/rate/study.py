@@ -19,8 +19,6 @@ from .store import RATER_NAME, Store
 STUDY_FILE = "study.json"
 DB_FILE = "ratings.sqlite3"
 FORMAT = 1
-# A study built without a seed takes DEFAULT_SEED; it is written into study.json like any other,
-# so the pages and the orders can be drawn again
 
 
 @dataclass(frozen=True)
@@ -70,6 +68,8 @@ def create_study(
     open: bool = False,
 ) -> Study:
     """Write a new study folder; ``responses`` maps a system name to its response per query.
+    ``seed`` (DEFAULT_SEED unless given) is written into study.json like any other, so the pages
+    and the orders can be drawn again.
     ``invited`` raters get a private token each (in the ratings database); ``open`` lets anyone
     else register by name too."""
     if len(responses) < 2:

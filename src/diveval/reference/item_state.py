@@ -9,13 +9,12 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..registry import PER_ITEM_OPTIONS, get_metric
 from ..results import Score
 from ..state import CAT, LAST, PADDED_SUM, SUM, DeclaredState, Reduction, join_scores, present
 from ..text.bleu import BleuStats
-from ..text.tokenizers import get_tokenizer
+from ..text.tokenizers import options_tokenizer
 from .multiref import check_references, pooled_bleu_stats, pooled_bleu_value
 
 
@@ -112,9 +111,7 @@ class PooledBleuState(ItemScoresState):
             return
         # the order and the smoothing the part's Score was computed with (its signature names it)
         fields = dict(f.split(":", 1) for f in self.parts[-1].signature.split("|")[1:])
-        tok = get_tokenizer(
-            options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
-        )
+        tok = options_tokenizer(options)
         hyps, refs = check_references(batch, options.get("references"))
         r_toks = [tok.tokenize_many(r) for r in refs]
         stats, p5 = pooled_bleu_stats(tok.tokenize_many(hyps), r_toks, int(fields["n"]))

@@ -152,6 +152,14 @@ def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = F
     return _cached(name, bool(lowercase))
 
 
+def options_tokenizer(options: Mapping[str, Any]) -> Tokenizer:
+    """The tokenizer that a metric's ``tokenizer`` and ``lowercase`` options name (unset or
+    None: the default tokenizer)."""
+    return get_tokenizer(
+        options.get("tokenizer") or DEFAULT_TOKENIZER, bool(options.get("lowercase"))
+    )
+
+
 def state_tokenizer(options: Mapping[str, Any]) -> str:
     """The tokenizer a split run's state keeps: its name (a custom Tokenizer object cannot be
     saved with the state, so a split run refuses one)."""
