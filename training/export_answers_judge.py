@@ -46,6 +46,9 @@ def load_trained(run: Path, layers: int):
     model.config.num_hidden_layers = layers
     trained = {k: v.float() for k, v in load_file(str(run / "trained.fp16.safetensors")).items()}
     missing, unexpected = model.load_state_dict(trained, strict=False)
+    # the pooler is unused (the graph mean-pools the last hidden states); a run that built its
+    # encoder without one (distill_answers_judge.py) stores none
+    missing = [k for k in missing if not k.startswith("pooler.")]
     assert missing == ["embeddings.word_embeddings.weight"], missing
     assert not unexpected, unexpected
     return model
