@@ -141,7 +141,13 @@ def teacher_logits(model, ids, pairs, device, batch=512):
         for s in range(0, len(order), batch):
             idx = order[s : s + batch]
             x, m, t = pair_batch(ids, [pairs[i] for i in idx], device)
-            out[idx] = model(input_ids=x, attention_mask=m, token_type_ids=t).logits[:, 0].float().cpu().numpy()
+            out[idx] = (
+                model(input_ids=x, attention_mask=m, token_type_ids=t)
+                .logits[:, 0]
+                .float()
+                .cpu()
+                .numpy()
+            )
     return out
 
 
@@ -208,7 +214,10 @@ def embed(model, ids, texts, device, grad=False, batch=512):
     outs = []
     for s in range(0, len(rows), batch):
         x, m, _ = pad(rows[s : s + batch], None, device)
-        with torch.set_grad_enabled(grad), torch.autocast(device.split(":")[0], dtype=torch.bfloat16):
+        with (
+            torch.set_grad_enabled(grad),
+            torch.autocast(device.split(":")[0], dtype=torch.bfloat16),
+        ):
             h = model(input_ids=x, attention_mask=m).last_hidden_state.float()
         mk = m.unsqueeze(-1).float()
         e = (h * mk).sum(1) / mk.sum(1).clamp(min=1e-9)
@@ -264,7 +273,9 @@ def train_teacher(model, ids, pairs, labels, args, log):
             sched.step()
             step += 1
             if step % 100 == 0:
-                log(f"teacher step {step}/{steps} loss {loss.item():.4f} {time.time() - start:.0f}s")
+                log(
+                    f"teacher step {step}/{steps} loss {loss.item():.4f} {time.time() - start:.0f}s"
+                )
             if step >= steps or time.time() - start > args.teacher_seconds:
                 return step
     return step
@@ -287,7 +298,9 @@ def cross_model_pairs(sets, n, rng):
     return sorted(out)
 
 
-def train_student(student, ids, gold_pairs, gold_labels, soft_pairs, soft_labels, args, evaluate, log):
+def train_student(
+    student, ids, gold_pairs, gold_labels, soft_pairs, soft_labels, args, evaluate, log
+):
     import torch
 
     data = [(a, b, y) for (a, b), y in zip(gold_pairs, gold_labels)] + [
@@ -422,7 +435,9 @@ def main(argv=None) -> int:
     lg = teacher_logits(teacher, ids, ordered, args.device)
     p = 1 / (1 + np.exp(-lg.astype(np.float64)))
     soft_labels = [(p[k] + p[k + len(soft_pairs)]) / 2 for k in range(len(soft_pairs))]
-    log(f"teacher labelled {len(soft_pairs)} cross-model pairs; mean P(same) {np.mean(soft_labels or [0]):.3f}")
+    log(
+        f"teacher labelled {len(soft_pairs)} cross-model pairs; mean P(same) {np.mean(soft_labels or [0]):.3f}"
+    )
     del teacher
     torch.cuda.empty_cache() if args.device.startswith("cuda") else None
 
