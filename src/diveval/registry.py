@@ -140,6 +140,11 @@ class Metric:
     # (:mod:`diveval.meta.at_k`): ``at_k(sets, K, **fixed, **options) -> Score``. None: an at-K run
     # averages seeded draws of K responses per set instead.
     at_k: Callable[..., Score] | None = None
+    # How a paired test (``diveval.meta.compare``) resamples a corpus value that is no function of
+    # summed per-prompt statistics: "refit" (fitted again on each resample from features computed
+    # once: MAUVE's clusters), or "" (the state decides: summed statistics, per-item means, or the
+    # metric recomputed on each resampled corpus).
+    resampling: str = ""
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         """Run-wide options this metric does not take are ignored (they are for the other metrics

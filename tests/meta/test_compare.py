@@ -15,16 +15,10 @@ from conftest import shared_path
 import diveval
 from diveval.cli import main
 from diveval.errors import InputError
-from diveval.meta.compare import (
-    NgramTable,
-    System,
-    bootstrap_p,
-    compare,
-    corpus_recipe,
-    holm,
-    multiplicities,
-    sign_flip_p,
-)
+from diveval.meta.compare import compare
+from diveval.meta.paired_corpus import unit_statistics
+from diveval.meta.resampling import bootstrap_p, holm, multiplicities, sign_flip_p
+from diveval.meta.systems import System
 from diveval.registry import get_metric
 
 WORDS = [f"w{i}" for i in range(400)]
@@ -107,10 +101,9 @@ def test_resampled_corpus_metric_equals_the_metric_on_the_resampled_corpus(metri
     exactly the registry metric on the corpus built by repeating each prompt's response."""
     rng = np.random.default_rng(5)
     texts = [" ".join(rng.choice(WORDS[:40], rng.integers(0, 7))) for _ in range(30)]
-    recipe = corpus_recipe(get_metric(metric), {})
-    table = NgramTable([[t] for t in texts], recipe.orders, recipe.tokenizer)
+    summed = unit_statistics(get_metric(metric), {}, texts, {})
     weights = multiplicities(len(texts), 8, rng)
-    got = recipe.values(table, np.vstack([np.ones(len(texts)), weights]))
+    got = summed.values(np.vstack([np.ones(len(texts)), weights]))
     for row, value in zip(np.vstack([np.ones(len(texts)), weights]), got):
         corpus = [t for t, m in zip(texts, row) for _ in range(int(m))]
         assert value == pytest.approx(diveval.score(corpus, [metric])[metric].value, rel=1e-12)
@@ -142,7 +135,7 @@ def test_recomputed_values_are_the_metric_on_each_weighted_corpus_and_the_swaps_
     one: the same number as compare's (exhaustive swaps at n = 7)."""
     from itertools import product
 
-    from diveval.meta.compare import recomputed
+    from diveval.meta.paired_corpus import recomputed
     from diveval.registry import get_metric
 
     rng = np.random.default_rng(5)

@@ -15,6 +15,7 @@ from diveval.cli import main
 from diveval.errors import InputError
 from diveval.meta import compare as cmp
 from diveval.meta import leaderboard as lb
+from diveval.meta import resampling
 
 WORDS = [f"w{i}" for i in range(400)]
 
@@ -47,7 +48,7 @@ def test_each_pairs_p_value_is_compares_and_holm_runs_over_all_pairs():
         assert p.difference == pytest.approx(-r.difference) and p.difference >= 0
         assert p.p_value == pytest.approx(r.p_value)
         raw.append(r.p_value)
-    assert [p.p_adjusted for p in board.pairs] == pytest.approx(cmp.holm(raw).tolist())
+    assert [p.p_adjusted for p in board.pairs] == pytest.approx(resampling.holm(raw).tolist())
 
 
 def test_values_are_the_means_and_the_ranking_follows_the_direction():
@@ -83,10 +84,10 @@ def test_intervals_per_system_and_simultaneous():
         ],
         axis=1,
     )
-    weights = cmp.multiplicities(40, 2000, np.random.default_rng([7, 0]))
+    weights = resampling.multiplicities(40, 2000, np.random.default_rng([7, 0]))
     means = weights @ values / 40
     for i, s in enumerate(per.standings):
-        assert s.interval == pytest.approx(cmp.percentile_interval(means[:, i], 0.95))
+        assert s.interval == pytest.approx(resampling.percentile_interval(means[:, i], 0.95))
     lo, hi = np.array([s.interval for s in sim.standings]).T
     inside_all = ((means >= lo - 1e-12) & (means <= hi + 1e-12)).all(axis=1).mean()
     lo1, hi1 = np.array([s.interval for s in per.standings]).T

@@ -13,7 +13,7 @@ from conftest import shared_path
 
 from diveval.cli import main
 from diveval.errors import InputError
-from diveval.meta import compare as cmp
+from diveval.meta.systems import System
 
 STORED = ["-m", "equivalence-classes", "--classes", "partition"]
 
@@ -85,4 +85,4 @@ def test_a_per_item_field_of_the_wrong_length_is_one_line(tmp_path, capsys):
 
 def test_a_system_refuses_per_item_values_not_one_per_item():
     with pytest.raises(InputError, match="s: 1 entries of classes for 2 items"):
-        cmp.System("s", ("p1", "p2"), [["a"], ["b"]], per_item={"classes": ([0],)})
+        System("s", ("p1", "p2"), [["a"], ["b"]], per_item={"classes": ([0],)})

@@ -21,7 +21,8 @@ from .options import (
 )
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    from ..meta import compare as cmp
+    from ..meta.compare_results import Comparison
+    from ..meta.systems import System
 
 #: The per-item options whose flag names a record field (one entry per response), shared with
 #: `leaderboard`: each system's records' values travel on its System, not in the options.
@@ -162,7 +163,7 @@ def check_input_count(args, too_few: str) -> None:
         raise InputError(too_few)
 
 
-def read_systems(args) -> tuple[list[cmp.System], str]:
+def read_systems(args) -> tuple[list[System], str]:
     """The systems of ``args.inputs`` (one per file, or one per ``--by`` group of one file) and
     how their prompts are matched: what `compare` and `leaderboard` read alike. The fields that
     --classes and --quality name are read and checked as `score` reads them, one entry per
@@ -245,9 +246,9 @@ def _auto_match(parts) -> str:
     return "position"
 
 
-def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> cmp.System:
+def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> System:
     from ..io.readers import per_item_fields
-    from ..meta import compare as cmp
+    from ..meta.systems import System
     from ..sampling.records import sampling_signature
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
@@ -275,7 +276,7 @@ def _system(name: str, data, index: list[int], match: str, fields: dict[str, str
     stored = per_item_fields(dict(fields), records)
     per_item = {k: tuple(v) for k, v in stored.items() if k != "references"}
     try:
-        return cmp.System(
+        return System(
             name,
             tuple(keys),
             [data.items[i] for i in index],
@@ -320,7 +321,7 @@ def _p(v: float | None) -> str:
     return "-" if v is None else (f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}")
 
 
-def table(result: cmp.Comparison) -> str:
+def table(result: Comparison) -> str:
     """One table per candidate; ``*`` marks a significant difference after Holm."""
     from ..report.tables import render_table
 

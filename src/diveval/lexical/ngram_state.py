@@ -21,7 +21,7 @@ import numpy as np
 
 from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
-from ..results import CORPUS, Score
+from ..results import CORPUS, SETS, Score
 from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts, signature_keys
@@ -31,6 +31,7 @@ from .counts import Finish, counts_score
 from .distinct import avg_distinct_of_counts, distinct_of_counts
 from .ead import Vocab, ead_of_counts, resolve_vocab_size
 from .ngram_stream import NgramCounters
+from .ngram_table import NgramTable, WeightedNgramValues
 
 __all__ = [
     "NgramCounts",
@@ -241,6 +242,26 @@ class NgramMetricState(NgramCounts):
 
     def result(self) -> Score:
         return corpus_ngram_score(self.metric, self.n, self.counts, self._tok, self.vocab)
+
+    def group_values(self, counts: Callable[[int], tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """The metric of each group of ``counts(order) -> (distinct, total)`` arrays, e.g. the
+        resamples of a paired test, through the formula of the function form."""
+        finish = ngram_finish(self.metric, self._tok, self.vocab)
+        return finish(counts, self.n, SETS)[0]
+
+    def unit_statistics(
+        self, units: Sequence[str], shared: dict | None = None
+    ) -> WeightedNgramValues:
+        """This metric on weighted sums of ``units`` (one text each): the per-unit sufficient
+        statistics the paired tests resample (:mod:`diveval.lexical.ngram_table`). ``shared``
+        holds the tables of other rows over the same units, one per tokenizer."""
+        key = ("ngram-table", self.tokenizer, self.lowercase)
+        table = shared.get(key) if shared is not None else None
+        if table is None:
+            table = NgramTable([[u] for u in units], self.orders, self._tok)
+            if shared is not None:
+                shared[key] = table
+        return WeightedNgramValues(table, self.group_values)
 
     def bounded(self, plan: StreamPlan) -> StreamedNgramState:
         """The same metric over a stream, in the memory of ``plan``: keys spilled to disk by

@@ -48,15 +48,10 @@ from ..io.readers import InputData
 from ..progress import track
 from ..registry import all_metrics, check_options, get_metric
 from ..scale.local import shared_input
-from .bootstrap import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    Interval,
-    percentile_interval,
-    resample_indices,
-)
+from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval
 from .correlate import as_numbers, coefficient_rows
 from .defaults import TEVET_TOKENIZER
+from .resampling import finite_percentile_interval, resample_indices
 from .tevet import HUMAN, LABEL, best_threshold_accuracy, read_tevet_csv, resolve_metric
 
 #: The family of the authors' own per-set columns, and of the human score.
@@ -235,7 +230,7 @@ def _spearman_rows(values: np.ndarray, labels: np.ndarray, idx: np.ndarray) -> n
 
 
 def _interval(stats: np.ndarray, confidence: float, like: Interval) -> Interval:
-    low, high, dropped = percentile_interval(stats, confidence)
+    low, high, dropped = finite_percentile_interval(stats, confidence)
     return replace(like, low=low, high=high, dropped=dropped)
 
 

@@ -1,4 +1,5 @@
-"""Seeded percentile bootstrap over the rows of paired data.
+"""Seeded percentile bootstrap over the rows of paired data (its draws and interval rule are
+:mod:`diveval.meta.resampling`'s).
 
 ``bootstrap(statistic, x, y, ...)`` draws rows of the arrays together (so pairs stay pairs),
 recomputes the statistic on each resample and returns the percentile interval. Two variants:
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..constants import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from ..errors import InputError
+from .resampling import finite_percentile_interval, resample_indices
 
 
 @dataclass(frozen=True)
@@ -67,28 +69,6 @@ def _num(v: float):
     return float(v) if np.isfinite(v) else None
 
 
-def resample_indices(
-    n: int,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    fraction: float = 1.0,
-    replace: bool = True,
-    seed: int | None = 0,
-) -> np.ndarray:
-    """[n_resamples, m] row indices, m = round(fraction * n) (at least 2)."""
-    if n < 2:
-        raise InputError(f"a bootstrap needs at least 2 rows, got {n}")
-    if not 0 < fraction <= 1:
-        raise InputError(f"bootstrap fraction must be in (0, 1], got {fraction}")
-    if n_resamples < 1:
-        raise InputError(f"n_resamples must be at least 1, got {n_resamples}")
-    m = max(2, int(round(fraction * n)))
-    rng = np.random.default_rng(seed)
-    if replace:
-        return rng.integers(0, n, size=(n_resamples, m))
-    # Without replacement: a random permutation per resample, keep the first m rows.
-    return np.argsort(rng.random((n_resamples, n)), axis=1)[:, :m]
-
-
 def bootstrap(
     statistic: Callable[..., float | np.ndarray],
     *arrays: Sequence[float],
@@ -119,21 +99,9 @@ def bootstrap(
         values = np.asarray(statistic(*[c[idx] for c in cols]), dtype=float)
     else:
         values = np.array([statistic(*[c[row] for c in cols]) for row in idx], dtype=float)
-    low, high, dropped = percentile_interval(values, confidence)
+    low, high, dropped = finite_percentile_interval(values, confidence)
     interval = Interval(low, high, confidence, n_resamples, idx.shape[1], replace, seed, dropped)
     return (interval, values) if return_values else interval
-
-
-def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float, int]:
-    """(low, high, dropped): the percentile interval of the finite resampled statistics, and how
-    many were not finite; NaN bounds when more than half of them were not."""
-    finite = values[np.isfinite(values)]
-    dropped = int(len(values) - len(finite))
-    if len(finite) * 2 < len(values):
-        return float("nan"), float("nan"), dropped
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(finite, [alpha, 1 - alpha])
-    return float(low), float(high), dropped
 
 
 def half_sample_bootstrap(

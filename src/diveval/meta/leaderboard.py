@@ -38,9 +38,20 @@ from ..registry import get_metric
 from ..results import CORPUS
 from ..scale.local import score
 from . import compare as cmp
+from .compare_options import check_choices
 from .groups import letters, rank_ranges
 from .leaderboard_options import DEFAULT_INTERVALS, INTERVALS
 from .reference_resampling import per_item_mean
+from .resampling import bootstrap_p, multiplicities, percentile_interval, permutation_p, swaps
+from .systems import (
+    System,
+    check_prompts,
+    check_settings,
+    item_options,
+    ordered_systems,
+    pair_prompts,
+    shown_ids,
+)
 
 
 def default_resamples(n_systems: int, alpha: float = cmp.DEFAULT_ALPHA) -> int:
@@ -110,18 +121,18 @@ class Leaderboard:
         }
 
 
-def _common_prompts(ordered: Sequence[cmp.System]) -> list[list[int]]:
+def _common_prompts(ordered: Sequence[System]) -> list[list[int]]:
     """Each system's item indices in the first system's prompt order; refuses systems that did
     not answer the same prompts (a leaderboard ranks every system on one set of prompts)."""
     first = ordered[0]
     index = [list(range(len(first.items)))]
     for s in ordered[1:]:
-        bi, ci, left = cmp._pair(first, s)
+        bi, ci, left = pair_prompts(first, s)
         if left:
             side, ids = next(iter(left.items()))
             raise InputError(
                 f"{first.name} and {s.name} did not answer the same prompts ({len(ids)} "
-                f"{side}: {cmp._shown(ids)}); a leaderboard ranks every system on the same "
+                f"{side}: {shown_ids(ids)}); a leaderboard ranks every system on the same "
                 "prompts: keep only the prompts all systems answered"
             )
         order = dict(zip(bi, ci))
@@ -143,7 +154,7 @@ def _per_prompt(scored: Mapping[str, Any], name: str, setting: str, options: Map
 
 
 def leaderboard(
-    systems: Mapping[str, Any] | Sequence[cmp.System],
+    systems: Mapping[str, Any] | Sequence[System],
     metric: str,
     *,
     test: str = cmp.DEFAULT_TEST,
@@ -172,9 +183,9 @@ def leaderboard(
         raise InputError(f"a leaderboard needs at least two systems, got {n_systems}")
     if n_resamples is None:
         n_resamples = default_resamples(n_systems, alpha)
-    cmp._check_choices(test, n_resamples, alpha, confidence, 1)
-    ordered = cmp._ordered(systems, options.pop("references", None), None)
-    cmp._check_settings(ordered, at_k=0)  # the settings alike; k checked here, without --at-k
+    check_choices(test, n_resamples, alpha, confidence, 1)
+    ordered = ordered_systems(systems, options.pop("references", None), None)
+    check_settings(ordered, at_k=0)  # the settings alike; k checked here, without --at-k
     for s in ordered[1:]:
         if s.k != ordered[0].k:
             raise InputError(
@@ -187,13 +198,11 @@ def leaderboard(
     n = len(index[0])
     if n < 2:
         raise InputError(f"the systems answered {n} prompt(s); a leaderboard needs 2 or more")
-    cmp._check_prompts("the systems", n, confidence)
+    check_prompts("the systems", n, confidence)
     options = {k: v for k, v in options.items() if v is not None}
     # each system's items with their own references and per-item values (stored classes...);
     # resamples and swaps then move per-prompt values, which carry them
-    scored = {
-        s.name: score(s.items, [metric], **cmp.item_options(s, options))[metric] for s in ordered
-    }
+    scored = {s.name: score(s.items, [metric], **item_options(s, options))[metric] for s in ordered}
     _per_prompt(scored, metric, setting, options)
     row = get_metric(metric)
     # V [n, m]: the systems' per-prompt values, each column in the first system's prompt order
@@ -247,23 +256,23 @@ def _ranked(
     order = np.argsort(-means if direction == "higher" else means, kind="stable")
     values, means = values[:, order], means[order]
     names = [names[i] for i in order]
-    weights = cmp.multiplicities(n, c.n_resamples, np.random.default_rng([c.seed, 0]))
+    weights = multiplicities(n, c.n_resamples, np.random.default_rng([c.seed, 0]))
     resampled = weights @ values / n  # [B, m]: every system's mean on the same resamples
     first, second = np.triu_indices(m, k=1)
     diffs = values[:, first] - values[:, second]  # [n, pairs]
     observed = means[first] - means[second]
     deltas = resampled[:, first] - resampled[:, second]  # [B, pairs]
     if c.test == "permutation":
-        pattern, exact = cmp.swaps(n, c.n_resamples, np.random.default_rng([c.seed, 1]))
+        pattern, exact = swaps(n, c.n_resamples, np.random.default_rng([c.seed, 1]))
         flipped = (1 - 2 * pattern.astype(float)) @ diffs / n
-        p = [cmp.permutation_p(flipped[:, k], observed[k], exact) for k in range(observed.size)]
+        p = [permutation_p(flipped[:, k], observed[k], exact) for k in range(observed.size)]
     else:
-        p = [cmp.bootstrap_p(deltas[:, k], observed[k]) for k in range(observed.size)]
+        p = [bootstrap_p(deltas[:, k], observed[k]) for k in range(observed.size)]
     drafts = [
         {"candidate": f"{names[a]} vs {names[b]}", "metric": metric, "n_prompts": n, "p_value": q}
         for a, b, q in zip(first, second, p)
     ]
-    m_tests = cmp._adjust(drafts, c.alpha, c.n_resamples, c.test)  # Holm, or its refusal
+    m_tests = cmp.adjust_drafts(drafts, c.alpha, c.n_resamples, c.test)  # Holm, or its refusal
     separated = np.zeros((m, m), dtype=bool)
     pairs = []
     for k, (a, b, d) in enumerate(zip(first, second, drafts)):
@@ -273,7 +282,7 @@ def _ranked(
                 names[a],
                 names[b],
                 float(observed[k]),
-                cmp.percentile_interval(deltas[:, k], c.confidence),
+                percentile_interval(deltas[:, k], c.confidence),
                 float(d["p_value"]),
                 float(d["p_adjusted"]),
                 bool(d["significant"]),
@@ -311,7 +320,7 @@ def _intervals(
     resampled: np.ndarray, means: np.ndarray, confidence: float, kind: str
 ) -> list[tuple[float, float]]:
     if kind == "per-system":
-        return [cmp.percentile_interval(resampled[:, i], confidence) for i in range(means.size)]
+        return [percentile_interval(resampled[:, i], confidence) for i in range(means.size)]
     se = resampled.std(axis=0, ddof=1)
     varies = se > 0  # a system whose every prompt scores the same has a point, not a band
     if not varies.any():

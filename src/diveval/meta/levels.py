@@ -34,8 +34,9 @@ from ..context import RunContext
 from ..errors import InputError
 from ..registry import Metric, get_metric
 from ..results import CORPUS, SETS
-from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap, resample_indices
+from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 from .defaults import DEFAULT_DRAWS
+from .resampling import finite_percentile_interval, resample_indices
 
 LEVELS = ("per-input", "across-input", "cross-model")
 
@@ -219,12 +220,7 @@ def across_input(
         len(items), _positive(n_resamples, "n_resamples"), fraction, replace, seed
     )
     resampled = np.array([run(row).value for row in idx])
-    finite = resampled[np.isfinite(resampled)]
-    alpha = (1 - confidence) / 2
-    if finite.size * 2 < resampled.size:
-        low = high = float("nan")
-    else:
-        low, high = (float(x) for x in np.quantile(finite, [alpha, 1 - alpha]))
+    low, high, dropped = finite_percentile_interval(resampled, confidence)
     interval = Interval(
         low,
         high,
@@ -233,7 +229,7 @@ def across_input(
         idx.shape[1],
         replace,
         seed,
-        int(resampled.size - finite.size),
+        dropped,
     )
     sig = _signature(
         first[0].signature,

@@ -154,7 +154,7 @@ class MauveResampler:
 
 def refitted(metric: Any) -> bool:
     """Whether a metric is refitted on every resample (MAUVE: its clustering reads both sides)."""
-    return metric.name == "mauve"
+    return getattr(metric, "resampling", "") == "refit"
 
 
 def reference_resampler(

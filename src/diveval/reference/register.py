@@ -282,6 +282,7 @@ DISTRIBUTIONS = [
         extra="mauve",
         model="embedder",
         load=with_settings,
+        resampling="refit",
         direction="higher",
         citation="Pillutla et al. 2021",
         reference="mauve-text's compute_mauve on the same features, to 1e-12",
