@@ -393,3 +393,27 @@ class DeclaredState:
     @classmethod
     def load(cls, path: str | Path) -> Any:
         return load_state(path, cls.kind, cls.restore)
+
+
+class SummedStats:
+    """A corpus value from weighted sums of per-unit statistics, the contract of sacrebleu's
+    paired tests: ``stats`` [units, fields] holds each unit's sufficient statistics and
+    ``finish(sums [rows, fields], held [rows, units] bool) -> values [rows]`` is the metric's
+    formula over their sums. A paired test (``diveval.meta.compare``) weighs units by how often a
+    resample draws them, or moves them between systems (a swap): one matrix product gives every
+    resample's sums. States offer it through ``unit_statistics`` (the metric's own module builds
+    it, so the formula stays there)."""
+
+    #: Named in the signature of a paired test's row.
+    tag = "corpus:summed-stats"
+
+    def __init__(self, stats: np.ndarray, finish: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+        self.stats = np.asarray(stats, dtype=float)
+        self.finish = finish
+
+    def values(self, weights: np.ndarray, name: str | None = None) -> np.ndarray:
+        """The metric of each row of ``weights`` [rows, units] (``name``: unused, for the
+        resamplers that share work between the rows of one weight matrix)."""
+        w = np.asarray(weights, dtype=float)
+        # sums of integer counts below 2**53: exact in float64, whatever the order of the sum
+        return self.finish(np.einsum("ru,uf->rf", w, self.stats), w > 0)

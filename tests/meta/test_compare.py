@@ -495,16 +495,14 @@ def test_summed_statistics_equal_the_metric_on_the_resampled_corpus(metric, opti
     """Each row of weights builds a corpus (responses and their references repeated together, in
     unit order); the resampler's value is the registry metric on it (nltk-equal BLEU; local
     recall as GEM)."""
-    from diveval.meta.reference_resampling import reference_resampler
-
     rng = np.random.default_rng(31)
     responses, refs = _with_refs(rng, 16, vocab=20)
     units, lists = list(responses.values()), list(refs.values())
     lists[3] = lists[3] + ["w1 w2 w3", "w2 w3"]  # one item with more references: its level
     m = get_metric(metric)
     sig = diveval.score(units, [metric], references=lists, **options)[metric].signature
-    resampler, tag = reference_resampler(m, options, units, lists, sig)
-    assert tag == "corpus:summed-stats"
+    resampler = unit_statistics(m, options, units, {}, lists, sig)
+    assert resampler.tag == "corpus:summed-stats"
     weights = np.vstack([np.ones(16, dtype=int), multiplicities(16, 6, rng)])
     weights[1, 3] = 0  # a row without the item of most references
     for row, got in zip(weights, resampler.values(weights)):

@@ -250,11 +250,17 @@ class NgramMetricState(NgramCounts):
         return finish(counts, self.n, SETS)[0]
 
     def unit_statistics(
-        self, units: Sequence[str], shared: dict | None = None
+        self,
+        units: Sequence[str],
+        *,
+        references: Sequence[Sequence[str]] = (),
+        signature: str = "",
+        shared: dict | None = None,
     ) -> WeightedNgramValues:
         """This metric on weighted sums of ``units`` (one text each): the per-unit sufficient
         statistics the paired tests resample (:mod:`diveval.lexical.ngram_table`). ``shared``
-        holds the tables of other rows over the same units, one per tokenizer."""
+        holds the tables of other rows over the same units, one per tokenizer; ``references``
+        and ``signature`` are not read (the n-gram family reads neither)."""
         key = ("ngram-table", self.tokenizer, self.lowercase)
         table = shared.get(key) if shared is not None else None
         if table is None:

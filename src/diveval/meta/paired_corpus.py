@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InputError
 from ..options import PER_ITEM_OPTIONS
 from ..results import CORPUS
-from .reference_resampling import reference_resampler
+from .reference_resampling import check_references_given, reference_resampler
 from .resampling import bootstrap_p, permutation_p, swaps
 from .systems import System, references_of
 
@@ -32,18 +32,27 @@ def recomputed(
 
 
 def unit_statistics(
-    metric: Any, options: Mapping[str, Any], units: Sequence[str], shared: dict
+    metric: Any,
+    options: Mapping[str, Any],
+    units: Sequence[str],
+    shared: dict,
+    references: Sequence[Any] = (),
+    signature: str = "",
 ) -> Any | None:
     """The per-unit sufficient statistics of a corpus row whose state offers them
     (``state.unit_statistics``: an object whose ``values(weights, name)`` gives the metric of
-    each weighted sum of units), else None. The state's capability decides, never the metric's
-    name or class; ``shared`` lets the rows of one pair share their tables."""
+    each weighted sum of units, and whose ``tag`` names the method in the signature), else None.
+    The state's capability decides, never the metric's name or class; ``shared`` lets the rows of
+    one pair share their tables; ``references`` (one list per unit) and the scored run's
+    ``signature`` are for the metrics that read them."""
     try:
         state = metric.make_state(options)
     except InputError:
         return None
     offered = getattr(state, "unit_statistics", None)
-    return offered(units, shared) if offered is not None else None
+    if offered is None:
+        return None
+    return offered(units, references=references, signature=signature, shared=shared)
 
 
 class PairCorpus:
@@ -79,13 +88,14 @@ class PairCorpus:
         units = [base.items[i] for i in bi] + [cand.items[j] for j in ci]
         # units 0..n-1 the baseline's, n..2n-1 the candidate's: a resample or a swap is a weight
         # vector over the 2n units; the rows of the pair share their tables
-        summed = unit_statistics(m, options, units, self.tables) if setting == CORPUS else None
         refs = [references_of(base, i) for i in bi] + [references_of(cand, j) for j in ci]
-        by_refs = (
-            reference_resampler(m, options, units, refs, base_signature)
-            if setting == CORPUS and summed is None
-            else None
-        )
+        summed = by_refs = None
+        if setting == CORPUS:
+            if "references" in m.options:
+                check_references_given(m, refs)
+            summed = unit_statistics(m, options, units, self.tables, refs, base_signature)
+            if summed is None:
+                by_refs = reference_resampler(m, options, units, refs)
         per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
         if summed is None and by_refs is None and (setting != CORPUS or per_item):
             why = (
@@ -119,6 +129,8 @@ class PairCorpus:
                 return recomputed(m, units, cw[name][0], options)
 
         else:
+            if summed.tag:
+                signature += f"|{summed.tag}"
 
             def value(name: str) -> np.ndarray:
                 return summed.values(cw[name][0], name)

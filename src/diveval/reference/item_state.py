@@ -12,8 +12,18 @@ import numpy as np
 from ..errors import InputError
 from ..registry import PER_ITEM_OPTIONS, get_metric
 from ..results import Score
-from ..state import CAT, LAST, PADDED_SUM, SUM, DeclaredState, Reduction, join_scores, present
-from ..text.bleu import BleuStats
+from ..state import (
+    CAT,
+    LAST,
+    PADDED_SUM,
+    SUM,
+    DeclaredState,
+    Reduction,
+    SummedStats,
+    join_scores,
+    present,
+)
+from ..text.bleu import BleuStats, last_segment_p5, segment_stats
 from ..text.tokenizers import options_tokenizer
 from .multiref import check_references, pooled_bleu_stats, pooled_bleu_value
 
@@ -43,6 +53,12 @@ class ItemScoresState(DeclaredState):
         }
         self.seen = 0  # items already scored: where the next batch's per-item options start
         self.parts: list[Score] = []
+
+    @property
+    def item_mean(self) -> bool:
+        """Whether the value is the mean of independent per-item values, each reading only its
+        response and its references: so a paired test may difference it prompt by prompt."""
+        return True
 
     def _batch_options(self, size: int) -> dict[str, Any]:
         out = dict(self._given)
@@ -80,6 +96,11 @@ class ItemScoresState(DeclaredState):
         return joined
 
 
+def signature_fields(signature: str) -> dict[str, str]:
+    """The ``key:value`` fields of a Score's signature (after the metric's name)."""
+    return dict(f.split(":", 1) for f in signature.split("|")[1:] if ":" in f)
+
+
 class PooledBleuState(ItemScoresState):
     """``ref-bleu-n``: items as :class:`ItemScoresState`; with reduction "multi" (its default) the
     headline is corpus BLEU from the summed statistics (the fields of
@@ -106,11 +127,67 @@ class PooledBleuState(ItemScoresState):
     def _pooled(self) -> bool:
         return self.options.get("reduction", "multi") == "multi"
 
+    @property
+    def item_mean(self) -> bool:
+        """Whether the value is the mean of independent per-item values (reductions max and
+        mean); the pooled headline (multi, the default) is not."""
+        return not self._pooled()
+
+    def unit_statistics(
+        self,
+        units: Sequence[str],
+        *,
+        references: Sequence[Sequence[str]] = (),
+        signature: str = "",
+        shared: dict | None = None,
+    ) -> SummedStats | None:
+        """Pooled (corpus) multi-reference BLEU-n on weighted sums of units (one response each,
+        ``references`` its own): matches, n-gram totals, empty orders, hypothesis and closest
+        reference lengths add over units; the order and the smoothing are the scored run's,
+        read from its ``signature`` as :meth:`_add` reads a part's. nltk's method5/method7 also
+        read the 5-gram precision of the corpus's last item: the last unit a row holds. None
+        for the per-item reductions (:attr:`item_mean`)."""
+        if not self._pooled():
+            return None
+        fields = signature_fields(signature)
+        n, smoothing = int(fields["n"]), fields["smooth"]
+        tok = options_tokenizer(self.options)
+        hyps = tok.tokenize_many(list(units))
+        r_toks = [tok.tokenize_many(list(r)) for r in references]
+        need5 = smoothing in ("method5", "method7")
+        rows = []
+        for h, rs in zip(hyps, r_toks):
+            st = segment_stats(h, rs, n)
+            p5 = last_segment_p5([h], [rs]) if need5 else (0, 0)
+            rows.append([*st.matches, *st.totals, *st.empty, st.hyp_len, st.ref_len, *p5])
+        stats = np.array(rows, dtype=float).reshape(len(units), 3 * n + 4)
+
+        def finish(sums: np.ndarray, held: np.ndarray) -> np.ndarray:
+            last = held.shape[1] - 1 - np.argmax(held[:, ::-1], axis=1)  # the row's last unit
+            out = np.empty(sums.shape[0])
+            for r, s in enumerate(sums.astype(np.int64)):
+                total = BleuStats(
+                    tuple(s[:n]),
+                    tuple(s[n : 2 * n]),
+                    tuple(s[2 * n : 3 * n]),
+                    s[3 * n],
+                    s[3 * n + 1],
+                )
+                p5 = (
+                    (int(stats[last[r], 3 * n + 2]), int(stats[last[r], 3 * n + 3]))
+                    if need5
+                    else None
+                )
+                out[r] = pooled_bleu_value(total, p5, n, smoothing)
+            return out
+
+        return SummedStats(stats, finish)
+
     def _add(self, batch: list, options: dict[str, Any]) -> None:
         if not self._pooled():
             return
         # the order and the smoothing the part's Score was computed with (its signature names it)
-        fields = dict(f.split(":", 1) for f in self.parts[-1].signature.split("|")[1:])
+        fields = signature_fields(self.parts[-1].signature)
         tok = options_tokenizer(options)
         hyps, refs = check_references(batch, options.get("references"))
         r_toks = [tok.tokenize_many(r) for r in refs]

@@ -27,7 +27,7 @@ from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..lexical.gem import is_punctuation
 from ..results import CORPUS, Score, make_signature
-from ..state import PADDED_SUM, DeclaredState
+from ..state import PADDED_SUM, DeclaredState, SummedStats
 from ..text.prepared import Prepared
 from ..text.tokenizers import Tokenizer, get_tokenizer
 from .multiref import check_references
@@ -143,6 +143,36 @@ class LocalRecallState(DeclaredState):
         self.seen = 0
         self.recalled = np.zeros(1, dtype=np.int64)
         self.to_recall = np.zeros(1, dtype=np.int64)
+
+    def unit_statistics(
+        self,
+        units: Sequence[str],
+        *,
+        references: Sequence[Sequence[str]] = (),
+        signature: str = "",
+        shared: dict | None = None,
+    ) -> SummedStats:
+        """This metric on weighted sums of units (one response each, ``references`` its own):
+        the words recalled and to recall at each importance level add over units; the level
+        reported is the most references of any unit a row holds."""
+        tok = self._tok
+        refs = references
+        hyps = tok.tokenize_many(list(units))
+        top = max(len(r) for r in refs)
+        stats = np.zeros((len(units), 2 * (top + 1)))
+        for u, (h, rs) in enumerate(zip(hyps, refs)):
+            recalled, to_recall = level_counts([h], [list(rs)], tok)
+            stats[u, : recalled.size] = recalled
+            stats[u, top + 1 : top + 1 + to_recall.size] = to_recall
+        levels = np.array([len(r) for r in refs])
+
+        def finish(sums: np.ndarray, held: np.ndarray) -> np.ndarray:
+            level = np.where(held, levels[None, :], 0).max(axis=1)
+            rows = np.arange(sums.shape[0])
+            recalled, to_recall = sums[rows, level], sums[rows, top + 1 + level]
+            return np.divide(recalled, to_recall, out=np.zeros_like(recalled), where=to_recall > 0)
+
+        return SummedStats(stats, finish)
 
     def update(self, batch: Sequence[str]) -> None:
         batch = list(batch)
