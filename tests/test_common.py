@@ -20,7 +20,15 @@ from conftest import registered
 import diveval
 from diveval._version import __version__
 from diveval.errors import InputError, MissingDependencyError
-from diveval.registry import DIRECTIONS, KNOWN_OPTIONS, METRICS, Metric, all_metrics, register
+from diveval.registry import (
+    DIRECTIONS,
+    KNOWN_OPTIONS,
+    METRICS,
+    Metric,
+    all_metrics,
+    get_metric,
+    register,
+)
 from diveval.results import CORPUS, SETS
 
 
@@ -213,12 +221,11 @@ def check_join_given_depends_on_order(metric: Metric, setting: str) -> None:
 
 
 def check_identical_is_least_diverse(metric: Metric, setting: str) -> None:
-    if metric.name.startswith("ref-") or metric.name in ("lsdscc-maxbleu", "mauve"):
-        return  # closeness to references, not diversity: no extreme for identical responses
-    if metric.name in ("template-rate", "templates-per-token"):
-        return  # templates are spans of 5 tokens: the 4-token responses here cannot hold one
-    if metric.name.startswith("intra-distinct-"):
-        return  # each response against itself only: copies of one varied response score the most
+    # the rows' tags (diveval.registry.TAGS) say where identical responses are no extreme: a
+    # quality score against references; a measure of each response on its own; templates of 5
+    # tokens, which the 4-token responses here cannot hold
+    if metric.tags & {"quality", "per-response", "five-token-spans"}:
+        return
     varied = run(metric, _data(setting)).value
     same = run(metric, _data(setting, identical=True)).value
     if metric.direction == "higher":
@@ -469,3 +476,17 @@ def test_the_joining_metrics_are_the_order_dependent_rows():
         "msttr-100",
         "msttr-100-nopunct",
     }
+
+
+def test_every_tag_a_row_declares_is_a_known_one():
+    """The checks above read a row's tags; a tag outside ``TAGS`` (a typo) would silently run or
+    skip a check."""
+    from diveval.registry import TAGS
+
+    unknown = {
+        name: sorted(set(get_metric(name).tags) - set(TAGS))
+        for name in all_metrics()
+        if set(get_metric(name).tags) - set(TAGS)
+    }
+    assert not unknown
+    assert {t for name in all_metrics() for t in get_metric(name).tags} == set(TAGS)

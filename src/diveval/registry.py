@@ -85,6 +85,17 @@ class Implementation:
         return score
 
 
+#: The tags a metric row may declare (``Metric.tags``).
+TAGS = {
+    "quality": "the value says how close responses are to their references, not how diverse "
+    "they are: copies of one response are no extreme of it",
+    "per-response": "each response is measured on its own and the measures averaged: copies of "
+    "one varied response score as high as varied responses",
+    "five-token-spans": "it reads spans of 5 tokens (part-of-speech templates): responses shorter "
+    "than that give it nothing to count",
+}
+
+
 @dataclass(frozen=True)
 class Metric:
     """A registered metric: ``compute(data, **fixed, **options) -> Score``.
@@ -145,6 +156,10 @@ class Metric:
     # once: MAUVE's clusters), or "" (the state decides: summed statistics, per-item means, or the
     # metric recomputed on each resampled corpus).
     resampling: str = ""
+    # What the row is, for the checks every metric runs (``tests/test_common.py`` chooses its
+    # checks by these, as scikit-learn's estimator checks read tags, never by a metric's name):
+    # a subset of :data:`TAGS`.
+    tags: frozenset[str] = frozenset()
 
     def __call__(self, data: Any, *, context: RunContext | None = None, **options: Any) -> Score:
         """Run-wide options this metric does not take are ignored (they are for the other metrics

@@ -54,6 +54,7 @@ _POS_TEMPLATE_ROW: dict[str, Any] = {
     "extra": "pos",
     "direction": "lower",
     "citation": "Shaib et al. 2024",
+    "tags": frozenset({"five-token-spans"}),
 }
 
 CORE = [
@@ -158,6 +159,7 @@ CORE = [
             intra_distinct,
             fixed={"n": n},
             direction="higher",
+            tags=frozenset({"per-response"}),
             citation="Gu et al. 2019",
             reference="the per-response definition written with loops in the tests, to 1e-12",
             state=intra_distinct_state(n),

@@ -102,6 +102,8 @@ REFERENCE_GROUPS = [
         model="embedder",  # the embedding aligner's (the default BLEU aligner loads none)
         load=with_settings,
         direction="higher",
+        # MaxBLEU is how close the responses come to the references; MDS and PDS are diversity
+        tags=frozenset({"quality"}) if name == "lsdscc-maxbleu" else frozenset(),
         citation="Xu et al. 2018",
         reference="the authors' LSDSCC algorithm (BLEU aligner, numpy argmax alignment), restated "
         "in the tests and run on the LSDSCC test set, to 1e-12",
@@ -176,6 +178,7 @@ def _against_references(
         settings=(CORPUS,),
         options=options,
         direction="higher",
+        tags=frozenset({"quality"}),
         state=item_scores_state(name, pooled_bleu=pooled_bleu),
         **row,
     )
@@ -245,6 +248,7 @@ REFERENCES = [
         settings=(CORPUS,),
         options=("references", "tokenizer", "lowercase"),
         direction="higher",
+        tags=frozenset({"quality"}),
         citation="van Miltenburg et al. 2018; Gehrmann et al. 2021",
         reference="GEM-metrics' LocalRecall restated with loops in the tests (all levels), to "
         "1e-12",
@@ -284,6 +288,7 @@ DISTRIBUTIONS = [
         load=with_settings,
         resampling="refit",
         direction="higher",
+        tags=frozenset({"quality"}),
         citation="Pillutla et al. 2021",
         reference="mauve-text's compute_mauve on the same features, to 1e-12",
     ),
