@@ -47,7 +47,7 @@ from ..errors import InputError
 from ..io.readers import InputData
 from ..progress import track
 from ..registry import all_metrics, check_options, get_metric
-from ..scale.local import shared_input
+from ..scale.local import score_metric
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval
 from .correlate import as_numbers, coefficient_rows
 from .defaults import TEVET_TOKENIZER
@@ -455,7 +455,7 @@ def _metric_values(
     options = {**run_options, **own}
     t0 = time.perf_counter()
     try:
-        s = m(shared_input(inp.items, m, options, ctx), context=ctx, **options)
+        s = score_metric(m, inp.items, options, ctx)
         values = np.asarray(s.items, dtype=float)
         if values.shape != (n,):
             raise InputError(f"gave {values.size} values for {n} sets")

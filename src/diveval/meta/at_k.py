@@ -29,7 +29,7 @@ from ..models.devices import ModelSettings, resolve_settings
 from ..options import OPTION, PER_ITEM_OPTIONS
 from ..registry import Metric, check_options, metrics_for
 from ..results import SETS, Score
-from ..scale.local import Scores, shared_input
+from ..scale.local import Scores, score_metric
 
 
 def with_choices(signature: str, **choices: Any) -> str:
@@ -92,7 +92,7 @@ def _by_draws(
 ) -> Score:
     runs, warnings, first = [], [], None
     for picked, ctx in zip(subsets, contexts):
-        score = m(shared_input(picked, m, options, ctx), context=ctx, **options)
+        score = score_metric(m, picked, options, ctx)
         if first is None:
             first = score
         runs.append(_per_set(score, len(picked)))

@@ -34,6 +34,7 @@ from ..context import RunContext
 from ..errors import InputError
 from ..registry import Metric, get_metric
 from ..results import CORPUS, SETS
+from ..scale.local import score_metric
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 from .defaults import DEFAULT_DRAWS
 from .resampling import finite_percentile_interval, resample_indices
@@ -122,7 +123,7 @@ def per_input(
     items = _check_sets(sets, "per-input")
     context = context if context is not None else RunContext()
     if k is None:
-        score = m(items, context=context, **options)
+        score = score_metric(m, items, options, context, shared=False)
         values, used_draws, signature = _per_set(score, len(items)), 1, score.signature
     else:
         _check_k(items, k)
@@ -130,7 +131,7 @@ def per_input(
         runs = []
         for _ in range(_positive(draws, "draws")):
             picked = [[s[i] for i in sorted(rng.choice(len(s), k, replace=False))] for s in items]
-            score = m(picked, context=context, **options)
+            score = score_metric(m, picked, options, context, shared=False)
             runs.append(_per_set(score, len(items)))
         values, used_draws, signature = np.mean(runs, axis=0), draws, score.signature
     return _mean_over_inputs(
@@ -211,7 +212,7 @@ def across_input(
 
     def run(rows: np.ndarray) -> Any:
         chosen = [items[r][int(rng.integers(len(items[r])))] for r in rows]
-        return m(chosen if as_corpus else [chosen], context=context, **options)
+        return score_metric(m, chosen if as_corpus else [chosen], options, context, shared=False)
 
     everyone = np.arange(len(items))
     first = [run(everyone) for _ in range(_positive(draws, "draws"))]
@@ -280,7 +281,7 @@ def cross_model(
     runs = []
     for _ in range(_positive(draws, "draws")):
         sets = [[texts[int(rng.integers(len(texts)))] for _, texts in models] for models in usable]
-        score = m(sets, context=context, **options)
+        score = score_metric(m, sets, options, context, shared=False)
         runs.append(_per_set(score, len(sets)))
     values = np.mean(runs, axis=0)
     n_models = sorted({name for models in usable for name, _ in models})

@@ -62,9 +62,7 @@ def score(
     skipped: dict[str, str] = {}
     for m in bar:
         try:
-            results[m.name] = m(
-                shared_input(items, m, options, context), context=context, **options
-            )
+            results[m.name] = score_metric(m, items, options, context)
         except InputError as exc:
             if metrics is not None:  # asked for by name: its error is the caller's to see
                 raise
@@ -77,6 +75,17 @@ def score(
         reasons = "; ".join(f"{', '.join(names)}: {r}" for r, names in by_reason.items())
         raise InputError(f"no default metric is defined on this input ({reasons})")
     return Scores(results, skipped=skipped)
+
+
+def score_metric(
+    metric: Metric, items: list, options: dict, context: RunContext, *, shared: bool = True
+) -> Score:
+    """One metric on one input: the call every scoring loop makes (:func:`score`, ``at_k``, the
+    agreement board, ``score --level``). ``shared``: the input's tokenization is kept in
+    ``context`` for the other metrics of the run (its key is the tokenizer, not the items: pass
+    False, or a context of its own, where each call brings other items, as a resample does)."""
+    data = shared_input(items, metric, options, context) if shared else items
+    return metric(data, context=context, **options)
 
 
 def shared_input(items: list, metric: Metric, options: dict, context: RunContext) -> Any:
