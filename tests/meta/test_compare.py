@@ -1,5 +1,5 @@
-"""`diveval compare`: the paired tests against independent implementations (scipy's permutation
-test, statsmodels' Holm, the corpus metric recomputed on an explicitly resampled corpus), the
+"""`diveval compare`: the corpus metric recomputed on an explicitly resampled corpus (the
+resampling itself is checked against scipy and statsmodels in test_resampling.py), the
 calibration under A/A on real data as a rate with a binomial tolerance, reruns, bad input."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats as st
 from conftest import shared_path
 
 import diveval
@@ -17,7 +16,7 @@ from diveval.cli import main
 from diveval.errors import InputError
 from diveval.meta.compare import compare
 from diveval.meta.paired_corpus import unit_statistics
-from diveval.meta.resampling import bootstrap_p, holm, multiplicities, sign_flip_p
+from diveval.meta.resampling import bootstrap_p, multiplicities, sign_flip_p
 from diveval.meta.systems import System
 from diveval.registry import get_metric
 
@@ -28,68 +27,6 @@ def _sets(rng, n, k, vocab=400, length=8):
     return {
         f"p{i}": [" ".join(rng.choice(WORDS[:vocab], length)) for _ in range(k)] for i in range(n)
     }
-
-
-# -- Holm ------------------------------------------------------------------------------------------
-
-
-def test_holm_by_its_definition():
-    # m = 4: sorted .005 .01 .03 .04 times 4 3 2 1 = .02 .03 .06 .04, running max .02 .03 .06 .06
-    got = holm([0.01, 0.04, 0.03, 0.005])
-    assert got == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
-    assert holm([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
-    assert holm([]).size == 0
-
-
-def test_holm_equals_statsmodels():
-    multitest = pytest.importorskip("statsmodels.stats.multitest")
-    rng = np.random.default_rng(0)
-    for m in (1, 2, 5, 17, 60):
-        p = rng.uniform(0, 0.2, m) ** 2
-        p[: m // 3] = p[0]  # ties
-        reject, adjusted, _, _ = multitest.multipletests(p, alpha=0.05, method="holm")
-        assert holm(p) == pytest.approx(adjusted, abs=1e-15)
-        assert ((holm(p) <= 0.05) == reject).all()
-
-
-# -- the tests -------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("n", [3, 6, 9])
-def test_exact_sign_flip_equals_scipy_permutation_test(n):
-    rng = np.random.default_rng(n)
-    for _ in range(5):
-        d = np.round(rng.normal(0.3, 1, n), 2)
-        ref = st.permutation_test(
-            (d, np.zeros(n)),
-            lambda x, y, axis: np.mean(x - y, axis=axis),
-            permutation_type="samples",
-            n_resamples=np.inf,
-            alternative="two-sided",
-            vectorized=True,
-        )
-        got = sign_flip_p(d, 2**n, np.random.default_rng(0))
-        assert got == pytest.approx(min(1.0, ref.pvalue), rel=1e-12)
-
-
-def test_monte_carlo_sign_flip_is_near_the_exact_value():
-    rng = np.random.default_rng(3)
-    d = rng.normal(0.25, 1, 14)
-    exact = sign_flip_p(d, 2**14, rng)
-    draws = 20_000
-    mc = sign_flip_p(d, draws, np.random.default_rng(1))
-    assert abs(mc - exact) < 4 * math.sqrt(exact * (1 - exact) / draws) + 1 / draws
-
-
-def test_bootstrap_p_reads_the_centred_resamples():
-    deltas = np.array([0.0, 1.0, 2.0, 3.0, 4.0])  # centred: -2 -1 0 1 2
-    assert bootstrap_p(deltas, 1.5) == pytest.approx((1 + 2) / 6)
-    assert bootstrap_p(deltas, 0.0) == 1.0
-
-
-def test_multiplicities_are_counts_of_n_draws():
-    w = multiplicities(7, 50, np.random.default_rng(0))
-    assert w.shape == (50, 7) and (w.sum(axis=1) == 7).all() and (w >= 0).all()
 
 
 # -- corpus metrics from summed per-prompt states ------------------------------------------------
