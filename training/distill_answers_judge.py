@@ -241,6 +241,17 @@ def student_prob_of(model, ids, sets, device, scale, bias):
     return prob
 
 
+def optimise(loss, opt, sched, params) -> None:
+    """One step: gradients of ``loss``, clipped to norm 1, the optimiser's and schedule's step."""
+    import torch
+
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+
+
 def train_teacher(model, ids, pairs, labels, args, log):
     import torch
 
@@ -266,11 +277,7 @@ def train_teacher(model, ids, pairs, labels, args, log):
             with torch.autocast(args.device.split(":")[0], dtype=torch.bfloat16):
                 logit = model(input_ids=x, attention_mask=m, token_type_ids=t).logits[:, 0]
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logit.float(), y)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
+            optimise(loss, opt, sched, params)
             step += 1
             if step % 100 == 0:
                 log(
@@ -334,11 +341,7 @@ def train_student(
             cos = (e[ia] * e[ib]).sum(-1)
             y = torch.tensor([c[2] for c in chunk], device=args.device)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(scale * cos + bias, y)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
+            optimise(loss, opt, sched, params)
             step += 1
             if step % per_epoch == 0 or step >= steps:
                 fig = evaluate(float(scale), float(bias))
