@@ -1,6 +1,6 @@
 """The agreement leaderboard: every metric against Tevet & Berant's labels, on every shared file.
 
-Runs ``diveval.meta.agreement`` (Spearman's rho with ``label_value``, OCA on the 0/1 conTest label,
+Runs ``diveval.meta.studies.agreement`` (Spearman's rho with ``label_value``, OCA on the 0/1 conTest label,
 seeded bootstrap intervals over sets, ranks from paired bootstrap differences) for every registered
 metric that applies to sets and the authors' own ``metric_*`` columns (their metrics, and the human
 score absHDS where collected) on the nine files of ``../shared/data/diversity-eval``: conTest (200
@@ -8,7 +8,7 @@ sets of 5 human responses, content diversity 0/1) and decTest with 200 and 1,000
 responses, the sampling temperature: form diversity), for resp_gen, prompt_gen and story_gen.
 
 It writes the numbers, never the data:
-- ``src/diveval/meta/agreement.json``: every row (the package reads it for
+- ``src/diveval/meta/studies/agreement.json``: every row (the package reads it for
   ``diveval metrics --recommended``; the documentation generator reads it for each metric's page);
 - ``docs/agreement.md``: the leaderboard page.
 
@@ -53,7 +53,7 @@ FILES = [
     *(("decTest", 200, "form", f"decTest/dec_test_200_with_hds_{t}.csv", t) for t in TASKS),
     *(("decTest", 1000, "form", f"decTest/dec_test_1000_no_hds_{t}.csv", t) for t in TASKS),
 ]
-JSON_OUT = ROOT / "src" / "diveval" / "meta" / "agreement.json"
+JSON_OUT = ROOT / "src" / "diveval" / "meta" / "studies" / "agreement.json"
 MD_OUT = ROOT / "docs" / "agreement.md"
 
 
@@ -105,7 +105,7 @@ def _ok(row: dict) -> bool:
 def merge(args) -> dict:
     """The board of ``--merge-from`` (or the published one) with the rows of ``-m`` metrics
     scored now and ranked against it (see the module docstring)."""
-    from diveval.meta.agreement import agreement, ranked
+    from diveval.meta.studies.agreement import agreement, ranked
 
     if not args.metric:
         raise SystemExit("--merge needs the metrics to score (-m NAME)")
@@ -199,7 +199,7 @@ def merge(args) -> dict:
 
 def run(args) -> dict:
     import diveval
-    from diveval.meta.agreement import agreement, ranked
+    from diveval.meta.studies.agreement import agreement, ranked
 
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -276,7 +276,7 @@ def _anchor(f) -> str:
 
 
 def page(board: dict) -> str:
-    from diveval.meta.agreement import KINDS, recommend
+    from diveval.meta.studies.agreement import KINDS, recommend
 
     lines = [
         "# Which metric agrees with people",
@@ -299,7 +299,7 @@ def page(board: dict) -> str:
         "",
         "`python benchmarks/agreement.py` scores every registered metric that applies to sets,",
         "and the files' own columns, on the nine files of Tevet & Berant's `diversity-eval`, and",
-        "writes this page and `src/diveval/meta/agreement.json` (diveval "
+        "writes this page and `src/diveval/meta/studies/agreement.json` (diveval "
         f"{board['diveval']}, the offline models, seed 0"
         + (f", the first {board['max_sets']} sets of each file" if board["max_sets"] else "")
         + ").",
@@ -359,7 +359,7 @@ def page(board: dict) -> str:
 
 
 def variant_note(board: dict) -> list[str]:
-    """What the rows named ``metric:key=value`` are (``diveval.meta.agreement.VARIANTS``)."""
+    """What the rows named ``metric:key=value`` are (``diveval.meta.studies.agreement.VARIANTS``)."""
     names = sorted({r["metric"] for f in board["files"] for r in f["rows"] if ":" in r["metric"]})
     if not names:
         return []
@@ -416,7 +416,7 @@ def unranked_note(board: dict) -> list[str]:
 def _linked(row_name: str) -> str:
     """A row's name linked to its metric's page (a variant row, ``name:judge=nli``, to the
     page of ``name``)."""
-    from diveval.meta.agreement import variant_base
+    from diveval.meta.studies.agreement import variant_base
 
     return f"[{row_name}](metrics/{variant_base(row_name)}.md)"
 

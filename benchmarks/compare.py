@@ -121,7 +121,7 @@ def print_rates(rates: dict[str, float], low: float, high: float, width: int = 1
 
 
 def calibrate(rows, runs: int, prompts: int, setting: str, metrics: list[str], test: str):
-    from diveval.meta.compare import compare
+    from diveval.meta.statistics.compare import compare
 
     reject = {m: 0 for m in metrics}
     any_holm = 0
@@ -148,7 +148,7 @@ def _excludes_0(interval) -> bool:
 
 
 def power(rows, runs, prompts, setting, metrics, plant):
-    from diveval.meta.compare import compare
+    from diveval.meta.statistics.compare import compare
 
     found = {m: 0 for m in metrics}
     for r in range(runs):
@@ -161,7 +161,7 @@ def power(rows, runs, prompts, setting, metrics, plant):
 
 
 def timing(rows, n_prompts: int = 1000, k: int = 10, repeats: int = 1) -> float:
-    from diveval.meta.compare import compare
+    from diveval.meta.statistics.compare import compare
 
     pool = [r["positive_responses"] + r["adversarial_negative_responses"] for r in rows[:n_prompts]]
     systems = {}
@@ -192,7 +192,7 @@ def reference_draw(rows: list[dict], n: int, rng: np.random.Generator):
 
 def calibrate_references(rows, runs: int, prompts: int, metrics: list[str], **kw):
     """A/A rejection rate (p <= 0.05, compare's rule) of each reference metric."""
-    from diveval.meta.compare import compare
+    from diveval.meta.statistics.compare import compare
 
     reject = {m: 0 for m in metrics}
     for r in range(runs):
@@ -235,7 +235,7 @@ def sampled_runs(samples, runs: int, seed: int, make, test: str = "permutation")
     """The share of runs rejecting (p < 0.05) per metric, the share finding B less diverse
     after Holm, and the family-wise share with any Holm-significant row; ``make(rng)`` draws
     the two systems of a run."""
-    from diveval.meta.compare import compare
+    from diveval.meta.statistics.compare import compare
 
     reject = {m: 0 for m in SETS_METRICS}
     lower = {m: 0 for m in SETS_METRICS}

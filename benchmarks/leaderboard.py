@@ -2,7 +2,7 @@
 
 Calibration (A/A): each run takes one of the twenty NoveltyBench models (in turn) and splits each
 prompt's 10 answers at random into ``--systems`` pseudo-systems of 10 / systems answers each,
-all drawn alike from that model, then ranks them with ``diveval.meta.leaderboard`` (a fresh seed
+all drawn alike from that model, then ranks them with ``diveval.meta.statistics.leaderboard`` (a fresh seed
 per run). A run *separates* when Holm's adjustment over the pairs leaves any pair significant;
 under A/A the family-wise rate should be at most alpha, the tolerance the binomial's 2 sigma
 (200 runs: 0.05 + 0.031). Printed with the unadjusted per-pair rejection rate (about alpha: each
@@ -44,7 +44,7 @@ def _answers(path: str) -> dict[str, list[str]]:
 def calibration(
     paths: list[str], runs: int, n_systems: int, metric: str, alpha: float, test: str, **options
 ) -> None:
-    from diveval.meta.leaderboard import leaderboard
+    from diveval.meta.statistics.leaderboard import leaderboard
 
     sources = [_answers(p) for p in paths]
     per = min(len(s) for src in sources for s in src.values()) // n_systems

@@ -92,8 +92,8 @@ def main(argv=None):
     ap.add_argument("--resamples", type=int, default=2000)
     args = ap.parse_args(argv)
 
-    from diveval.meta.bootstrap import bootstrap
-    from diveval.meta.correlate import coefficient_rows
+    from diveval.meta.statistics.bootstrap import bootstrap
+    from diveval.meta.studies.correlate import coefficient_rows
     from diveval.models.nli_eval import load_nli_model
 
     def rho_rows(x, y):

@@ -140,7 +140,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     from diveval.augment.corpus import read_multirefeval
-    from diveval.meta.correlate import correlate
+    from diveval.meta.studies.correlate import correlate
     from diveval.reference.multiref import bertscore, bleu
     from diveval.report.tables import render_table
 

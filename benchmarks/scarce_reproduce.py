@@ -80,7 +80,7 @@ def metric_items(hyps, refs, bert: bool) -> dict[str, tuple]:
 
 def correlations(x, y) -> tuple[float, float]:
     try:
-        from diveval.meta.correlate import correlate
+        from diveval.meta.studies.correlate import correlate
 
         c = correlate(x, y, methods=("spearman", "kendall"), n_resamples=None)
         return c["spearman"].value, c["kendall"].value

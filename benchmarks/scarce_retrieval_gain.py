@@ -45,7 +45,7 @@ def main(argv=None) -> int:
         read_dailydialog_plusplus,
     )
     from diveval.augment.corpus import concat, read_multirefeval
-    from diveval.meta.correlate import correlate
+    from diveval.meta.studies.correlate import correlate
     from diveval.reference.multiref import bleu, reference_self_bleu, rouge_l
     from diveval.report.tables import render_table
 

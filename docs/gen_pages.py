@@ -310,7 +310,7 @@ def metric_page(metric: Any, family: str, flags: dict[str, str], impls: dict[str
 @lru_cache(maxsize=1)
 def _leaderboard() -> dict | None:
     """The agreement leaderboard benchmarks/agreement.py wrote, None where there is none."""
-    from diveval.meta.agreement import LEADERBOARD
+    from diveval.meta.studies.agreement import LEADERBOARD
 
     if not LEADERBOARD.exists():
         return None

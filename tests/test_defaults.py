@@ -97,7 +97,7 @@ def test_the_check_finds_an_implementation_default_that_disagrees() -> None:
 
 
 def test_the_similarity_of_score_across_is_the_options() -> None:
-    from diveval.meta.metacommunity import DEFAULT_SIMILARITY
+    from diveval.meta.estimation.metacommunity import DEFAULT_SIMILARITY
 
     assert DEFAULT_SIMILARITY == OPTION["similarity"].default_for("score --across")
 

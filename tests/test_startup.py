@@ -29,11 +29,11 @@ MACHINERY = (
     "diveval.lexical",
     "diveval.semantic",
     "diveval.reference",
-    "diveval.meta.compare",  # the options module (meta.compare_options) is the light one
-    "diveval.meta.leaderboard",
-    "diveval.meta.bootstrap",
-    "diveval.meta.agreement",
-    "diveval.meta.levels",
+    "diveval.meta.statistics.compare",  # the options module (meta.statistics.compare_options) is the light one
+    "diveval.meta.statistics.leaderboard",
+    "diveval.meta.statistics.bootstrap",
+    "diveval.meta.studies.agreement",
+    "diveval.meta.estimation.levels",
     "diveval.rate.export",
     "diveval.io.readers",
     "diveval.models",
@@ -79,8 +79,14 @@ def test_version_imports_no_machinery():
 
 def test_the_probe_sees_machinery_a_command_imports():
     # the checks above would pass vacuously if the probe read nothing: a command's run imports
-    found = _imported_machinery("from diveval.commands import compare; import diveval.meta.compare")
-    assert "diveval.meta.compare" in found and "numpy" in found and "diveval.lexical" in found
+    found = _imported_machinery(
+        "from diveval.commands import compare; import diveval.meta.statistics.compare"
+    )
+    assert (
+        "diveval.meta.statistics.compare" in found
+        and "numpy" in found
+        and "diveval.lexical" in found
+    )
 
 
 def test_a_small_lexical_score_imports_no_scipy_or_model_library(examples_dir):

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Union
 
 from .data import as_setting, count_responses, select_column, without_empty
 from .errors import InputError
-from .meta.at_k import score_at_k
+from .meta.estimation.at_k import score_at_k
 from .models.devices import ModelSettings, resolve_settings
 from .models.threads import set_threads
 from .options import AT_K_OPTIONS
@@ -68,7 +68,7 @@ def score(
         set_threads(models.threads)
     run_on, options = EngineOptions.split(engine, options)
     at_k = {k: options.pop(k) for k in AT_K_OPTIONS if k in options}
-    if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.at_k)
+    if at_k.get("at_k") is not None:  # every metric at K responses per set (meta.estimation.at_k)
         if run_on.engine == "ray":
             raise InputError("at_k runs in this process: not with engine='ray'")
         return _warned(score_at_k(data, metrics, models=models, **at_k, **options), skipped, empty)

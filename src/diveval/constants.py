@@ -15,7 +15,7 @@ DEFAULT_TOKENIZER = WHITESPACE
 DEFAULT_SMOOTHING = "method1"
 
 #: BERT's vocabulary size (bert-base-uncased): EAD's V unless told otherwise, and the v of the EAD
-#: paper's designated distribution (:mod:`diveval.meta.length_bias`).
+#: paper's designated distribution (:mod:`diveval.meta.studies.length_bias`).
 BERT_VOCAB_SIZE = 30522
 
 #: Resamples and interval confidence of every bootstrap, and the seed of every seeded resample

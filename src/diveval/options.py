@@ -390,7 +390,7 @@ OPTION = {o.name: o for o in OPTIONS}
 #: Options a metric may accept; the registry refuses any other name.
 KNOWN_OPTIONS = tuple(OPTION)
 
-#: The options of an at-K run (:mod:`diveval.meta.at_k`): K and its seeded draws.
+#: The options of an at-K run (:mod:`diveval.meta.estimation.at_k`): K and its seeded draws.
 AT_K_OPTIONS = ("at_k", "at_k_draws", "at_k_seed")
 
 #: Options of a whole run, which the engines act on and no metric takes.

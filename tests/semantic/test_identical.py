@@ -298,7 +298,7 @@ def test_semantic_entropy_under_model_says_how_many_identical_pairs_it_split():
 
 
 def test_rarefy_takes_the_same_rule():
-    from diveval.meta.rarefy import rarefy
+    from diveval.meta.estimation.rarefaction_curves import rarefy
 
     one = rarefy(FOURS, "classes", judge=never, rarefy_resamples=5)
     model = rarefy(FOURS, "classes", judge=never, identical="model", rarefy_resamples=5)

@@ -1,5 +1,5 @@
 """`diveval compare BASELINE CANDIDATE...`: paired tests of every metric, candidates against the
-baseline (the logic is :mod:`diveval.meta.compare`)."""
+baseline (the logic is :mod:`diveval.meta.statistics.compare`)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from .options import (
 )
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    from ..meta.compare_results import Comparison
-    from ..meta.systems import System
+    from ..meta.statistics.compare_results import Comparison
+    from ..meta.statistics.systems import System
 
 #: The per-item options whose flag names a record field (one entry per response), shared with
 #: `leaderboard`: each system's records' values travel on its System, not in the options.
@@ -40,7 +40,7 @@ else by position; prompts only one input answered are named in a warning and lef
 
 
 def add_parser(sub):
-    from ..meta import compare_options as cmp  # the flags' declarations only
+    from ..meta.statistics import compare_options as cmp  # the flags' declarations only
 
     p = sub.add_parser(
         "compare",
@@ -116,7 +116,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from ..meta import compare as cmp
+    from ..meta.statistics import compare as cmp
 
     check_input_count(
         args, "compare needs a BASELINE and at least one CANDIDATE (or one file --by)"
@@ -248,7 +248,7 @@ def _auto_match(parts) -> str:
 
 def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> System:
     from ..io.readers import per_item_fields
-    from ..meta.systems import System
+    from ..meta.statistics.systems import System
     from ..sampling.records import sampling_signature
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
@@ -294,7 +294,7 @@ def _check_at_k(data, index: list[int], at_k: int | None) -> None:
     """A set smaller than --at-k, refused here where its file and line are known (the systems
     that reach :func:`compare` hold neither)."""
     from ..io.readers import locate
-    from ..meta.at_k import check_sizes
+    from ..meta.estimation.at_k import check_sizes
 
     sets = [data.items[i] for i in index]
     if at_k is None or not sets or not isinstance(sets[0], list):

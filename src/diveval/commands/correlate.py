@@ -52,7 +52,7 @@ def add_parser(sub):
 def run(args) -> int:
     from ..errors import InputError
     from ..io.readers import read_records
-    from ..meta.correlate import METHODS, correlate_columns, correlations_to_dict
+    from ..meta.studies.correlate import METHODS, correlate_columns, correlations_to_dict
     from ..progress import track
 
     rows = read_records(args.input)
@@ -111,7 +111,7 @@ def format_correlations(result, title: str, human: str, methods) -> str:
 
 def _p(p: float, how: str) -> str:
     """``p=0.33 exact`` for an exact permutation p-value; a p that underflowed to 0 (only past
-    170 pairs, see ``meta.correlate``) as ``p<1e-300``, never ``p=0``."""
+    170 pairs, see ``meta.studies.correlate``) as ``p<1e-300``, never ``p=0``."""
     if p != p:
         return "p=nan"
     text = "p<1e-300" if p == 0 else f"p={p:.2g}"

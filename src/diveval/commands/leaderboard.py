@@ -1,6 +1,6 @@
 """`diveval leaderboard FILE... -m METRIC`: every pair of systems tested as `compare` tests one,
 Holm over all pairs, the systems ranked with their intervals, rank ranges and letter groups (the
-logic is :mod:`diveval.meta.leaderboard` and :mod:`diveval.meta.groups`)."""
+logic is :mod:`diveval.meta.statistics.leaderboard` and :mod:`diveval.meta.statistics.groups`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    from ..meta import leaderboard as lb
+    from ..meta.statistics import leaderboard as lb
 
 EPILOG = """examples:
   diveval leaderboard runs/*/scores.jsonl -m distinct-2 --field generations
@@ -33,8 +33,8 @@ not separate.
 
 
 def add_parser(sub):
-    from ..meta import compare_options as cmp  # the flags' declarations only
-    from ..meta import leaderboard_options as lb
+    from ..meta.statistics import compare_options as cmp  # the flags' declarations only
+    from ..meta.statistics import leaderboard_options as lb
 
     p = sub.add_parser(
         "leaderboard",
@@ -96,7 +96,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from ..meta import leaderboard as lb
+    from ..meta.statistics import leaderboard as lb
 
     check_input_count(args, "a leaderboard needs two or more INPUT files (or one file with --by)")
     if len(args.metrics) != 1:

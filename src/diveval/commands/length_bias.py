@@ -84,7 +84,12 @@ def load_corpus(spec: str) -> tuple[list[str], str]:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..meta.length_bias import DEFAULT_METRICS, length_bias, parse_lengths, plot_length_bias
+    from ..meta.studies.length_bias import (
+        DEFAULT_METRICS,
+        length_bias,
+        parse_lengths,
+        plot_length_bias,
+    )
     from ..progress import track
 
     lengths = parse_lengths(args.lengths)

@@ -143,7 +143,7 @@ def _each_file(inputs: list[str], title: str, test: Callable[[str], T]) -> dict[
 
 
 def run_tevet(args) -> int:
-    from ..meta.tevet import HUMAN, tevet_test
+    from ..meta.studies.tevet import HUMAN, tevet_test
 
     options = metric_options(args, *MODEL_FLAGS)  # every flag shown takes effect
     results = _each_file(
@@ -232,7 +232,7 @@ def _interval_text(value, interval) -> str:
 
 
 def run_agreement(args) -> int:
-    from ..meta.agreement import agreement
+    from ..meta.studies.agreement import agreement
 
     if args.fraction != 1.0 or args.no_replace:
         # the paired comparison and the ranks read every metric's resamples of the same sets

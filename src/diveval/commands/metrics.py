@@ -33,7 +33,7 @@ def option_flags(names) -> tuple[list[str], list[str]]:
 
 
 def run_recommended(args) -> int:
-    from ..meta.agreement import KINDS, load_leaderboard, recommend
+    from ..meta.studies.agreement import KINDS, load_leaderboard, recommend
     from ..report.tables import render_table
 
     board = load_leaderboard()

@@ -8,7 +8,7 @@ from ..errors import InputError
 from . import add_json_flag, add_online_flag, print_json
 from .options import MODEL_FLAGS, add_input_flags, add_option_flags, metric_options
 
-#: the options rarefy reads itself (the others configure a measure, see ``meta.rarefy``)
+#: the options rarefy reads itself (the others configure a measure, see ``meta.estimation.rarefaction_curves``)
 OWN_OPTIONS = ("at_k", "rarefy_resamples", "rarefy_seed")
 
 EPILOG = """examples:
@@ -29,7 +29,7 @@ twice a set's size, estimates from sets without doubletons, and an undefined q =
 def _model_flags() -> list[str]:
     """The model flags a measure takes (the judge's, for classes), and the process-wide ones
     (threads, applied by ``diveval.cli``): never a flag that would configure nothing here."""
-    from ..meta.rarefy_options import JUDGE_OPTIONS, NGRAM_OPTIONS
+    from ..meta.estimation.rarefaction_options import JUDGE_OPTIONS, NGRAM_OPTIONS
     from ..options import OPTION
 
     return [f for f in MODEL_FLAGS if f in (*JUDGE_OPTIONS, *NGRAM_OPTIONS) or OPTION[f].run]
@@ -68,7 +68,7 @@ def run(args) -> int:
 
     from ..context import RunContext
     from ..io.readers import locate, read_input
-    from ..meta.rarefy import measure_options, parse_measure, rarefy
+    from ..meta.estimation.rarefaction_curves import measure_options, parse_measure, rarefy
     from ..options import OPTION
 
     if args.report and not args.report.lower().endswith((".html", ".htm")):
@@ -91,7 +91,7 @@ def run(args) -> int:
         raise InputError("rarefaction needs response sets (records with responses)", data.path)
     groups = _groups(data, args.by)
     largest = max(len(s) for s in data.items)
-    from ..meta.rarefaction import default_sizes
+    from ..meta.estimation.rarefaction import default_sizes
 
     sizes = default_sizes(largest, at_k)  # one grid for every system: their curves compare
     # the model settings the CLI resolved (--device, --precision, ...) load the judge's models

@@ -156,7 +156,7 @@ def _intervals(c) -> dict[tuple[str, str], tuple[float, float]]:
     sets setting); a pooled corpus value is not a mean of its items, so it gets none."""
     import numpy as np
 
-    from ..meta.bootstrap import bootstrap
+    from ..meta.statistics.bootstrap import bootstrap
 
     out = {}
     for system, rows in c.sets.items():
@@ -206,7 +206,7 @@ def _agreement(c, metrics: list[str]):
 
 def _scatters(c) -> list:
     """Metric against human score per system and per set, Pearson with its interval."""
-    from ..meta.correlate import correlate
+    from ..meta.studies.correlate import correlate
     from ..report.html import Scatter, sample_points
 
     systems = list(c.systems) or []

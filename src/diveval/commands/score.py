@@ -465,10 +465,10 @@ def _run_streamed(args) -> int:
 
 
 def _run_level(args) -> int:
-    """`--level`: each metric at one reporting level (``meta.levels``); printing only here."""
+    """`--level`: each metric at one reporting level (``meta.estimation.levels``); printing only here."""
 
     from ..io.readers import locate, read_input
-    from ..meta.levels import group_by_input, score_level
+    from ..meta.estimation.levels import group_by_input, score_level
     from ..registry import default_metrics
 
     data = read_input(args.input, args.format, args.field)
@@ -504,13 +504,13 @@ def _run_level(args) -> int:
 
 
 def _run_across(args) -> int:
-    """`--by SYSTEM --across`: the alpha / beta / gamma decomposition (``meta.metacommunity``)."""
+    """`--by SYSTEM --across`: the alpha / beta / gamma decomposition (``meta.estimation.metacommunity``)."""
     import sys
 
     from ..context import RunContext
     from ..io.readers import read_input
-    from ..meta.levels import group_by_input
-    from ..meta.metacommunity import across_systems
+    from ..meta.estimation.levels import group_by_input
+    from ..meta.estimation.metacommunity import across_systems
 
     data = read_input(args.input, args.format, args.field)
     if not data.records:
