@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 import diveval
@@ -103,3 +104,26 @@ def test_by_prints_one_warning_per_kind_naming_its_groups(capsys, tmp_path):
     assert len(lines) == 1 and lines[0].startswith(
         "diveval: warning: compression-ratio: 6 of 16 sets have a ratio below 1"
     )
+
+
+def test_a_score_read_back_from_its_json_is_the_score():
+    """``Score.from_dict`` reads what ``to_dict`` wrote (the report's typed reading of
+    ``score --json``): value, signature, setting, items (None back to NaN) and details."""
+    import json as _json
+
+    from diveval.results import Score
+
+    got = diveval.score([["a b", "a c"], ["b b", "c d e"]], ["distinct-1"])["distinct-1"]
+    back = Score.from_dict(_json.loads(_json.dumps(got.to_dict(with_items=True))))
+    assert (back.metric, back.value, back.signature, back.setting) == (
+        got.metric,
+        got.value,
+        got.signature,
+        got.setting,
+    )
+    assert back.items.tolist() == got.items.tolist()
+    nan = Score.from_dict({"value": 1.0, "items": [None, 2.0]}, "m")
+    assert nan.metric == "m" and np.isnan(nan.items[0]) and nan.items[1] == 2.0
+    for bad in ({}, {"value": "1"}, {"value": True}):
+        with pytest.raises(ValueError):
+            Score.from_dict(bad)

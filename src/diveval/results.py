@@ -90,6 +90,27 @@ class Score:
             out["items"] = self.items.tolist()
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], metric: str | None = None) -> Score:
+        """The Score a :meth:`to_dict` wrote (JSON read back: a None item is NaN; details as
+        written, their arrays as lists). ``metric``: the name it was written under, where the
+        dict names none. A dict without a numeric value is a ValueError (the caller names its
+        file)."""
+        value = data.get("value")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError("no numeric value")
+        items = data.get("items")
+        return cls(
+            str(data.get("metric", metric or "")),
+            float(value),
+            str(data.get("signature") or ""),
+            str(data.get("setting") or ""),
+            np.array([np.nan if v is None else float(v) for v in items])
+            if isinstance(items, list)
+            else None,
+            dict(data.get("details") or {}),
+        )
+
     def __float__(self) -> float:
         return self.value
 

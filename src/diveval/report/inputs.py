@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 from ..errors import InputError
 from ..io.numbers import is_label, number
 from ..io.readers import read_input
+from ..results import Score
 
 #: Record fields that name a set's prompt, in order of preference.
 PROMPT_FIELDS = ("prompt", "context", "query", "input", "question", "instruction")
@@ -368,19 +369,20 @@ def add_run(out: Collected, path: str, data: dict[str, Any], known: set[str]) ->
         if isinstance(body.get("items"), int):
             out.sizes[str(group)] = body["items"]
         for name, s in scores.items():
-            if not isinstance(s, dict) or not isinstance(s.get("value"), (int, float)):
+            try:  # typed: the Score that `score --json` wrote
+                score = Score.from_dict(s, name) if isinstance(s, dict) else None
+            except ValueError:
+                score = None
+            if score is None:
                 raise InputError(f"score {name!r} of {group!r} has no numeric value", path)
             known.add(name)
-            items = s.get("items")
             value = SystemValue(
-                float(s["value"]),
+                score.value,
                 s.get("signature"),
-                items=[float("nan") if v is None else float(v) for v in items]
-                if isinstance(items, list)
-                else None,
+                items=None if score.items is None else score.items.tolist(),
                 setting=s.get("setting"),
             )
-            details = s.get("details") or {}
+            details = dict(score.details)
             iv = details.get("interval")
             if isinstance(iv, list) and len(iv) == 2 and iv[0] != iv[1]:
                 value.interval = (float(iv[0]), float(iv[1]))
