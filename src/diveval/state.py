@@ -32,7 +32,7 @@ streamed n-gram counts) is written by hand: it is never merged or saved.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Optional, Protocol, Sequence
 
@@ -393,6 +393,18 @@ class DeclaredState:
     @classmethod
     def load(cls, path: str | Path) -> Any:
         return load_state(path, cls.kind, cls.restore)
+
+
+@dataclass(frozen=True)
+class Units:
+    """What a paired test weighs (``texts``: one response per unit) and what a state may read
+    with them: each unit's ``references``, the scored run's ``signature``, and ``shared``, where
+    the rows of one comparison keep what they can share (one n-gram table per tokenizer)."""
+
+    texts: Sequence[str]
+    references: Sequence[Sequence[str]] = ()
+    signature: str = ""
+    shared: dict = field(default_factory=dict)
 
 
 class SummedStats:

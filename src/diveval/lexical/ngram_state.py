@@ -22,7 +22,7 @@ import numpy as np
 from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..results import CORPUS, SETS, Score
-from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan
+from ..state import SUM, UNION, DeclaredState, Reduction, StreamPlan, Units
 from ..text.ngrams import ngram_starts, unique_sorted
 from ..text.prepared import encode_texts, signature_keys
 from ..text.stable_keys import ngram_keys, token_hashes
@@ -249,25 +249,14 @@ class NgramMetricState(NgramCounts):
         finish = ngram_finish(self.metric, self._tok, self.vocab)
         return finish(counts, self.n, SETS)[0]
 
-    def unit_statistics(
-        self,
-        units: Sequence[str],
-        *,
-        references: Sequence[Sequence[str]] = (),
-        signature: str = "",
-        shared: dict | None = None,
-    ) -> WeightedNgramValues:
-        """This metric on weighted sums of ``units`` (one text each): the per-unit sufficient
-        statistics the paired tests resample (:mod:`diveval.lexical.ngram_table`). ``shared``
-        holds the tables of other rows over the same units, one per tokenizer; ``references``
-        and ``signature`` are not read (the n-gram family reads neither)."""
+    def unit_statistics(self, units: Units) -> WeightedNgramValues:
+        """This metric on weighted sums of units (one text each): the per-unit sufficient
+        statistics the paired tests resample (:mod:`diveval.lexical.ngram_table`), one table per
+        tokenizer shared by the rows over the same units (``units.shared``)."""
         key = ("ngram-table", self.tokenizer, self.lowercase)
-        table = shared.get(key) if shared is not None else None
-        if table is None:
-            table = NgramTable([[u] for u in units], self.orders, self._tok)
-            if shared is not None:
-                shared[key] = table
-        return WeightedNgramValues(table, self.group_values)
+        if key not in units.shared:
+            units.shared[key] = NgramTable([[u] for u in units.texts], self.orders, self._tok)
+        return WeightedNgramValues(units.shared[key], self.group_values)
 
     def bounded(self, plan: StreamPlan) -> StreamedNgramState:
         """The same metric over a stream, in the memory of ``plan``: keys spilled to disk by

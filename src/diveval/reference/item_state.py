@@ -20,6 +20,7 @@ from ..state import (
     DeclaredState,
     Reduction,
     SummedStats,
+    Units,
     join_scores,
     present,
 )
@@ -133,34 +134,27 @@ class PooledBleuState(ItemScoresState):
         mean); the pooled headline (multi, the default) is not."""
         return not self._pooled()
 
-    def unit_statistics(
-        self,
-        units: Sequence[str],
-        *,
-        references: Sequence[Sequence[str]] = (),
-        signature: str = "",
-        shared: dict | None = None,
-    ) -> SummedStats | None:
+    def unit_statistics(self, units: Units) -> SummedStats | None:
         """Pooled (corpus) multi-reference BLEU-n on weighted sums of units (one response each,
-        ``references`` its own): matches, n-gram totals, empty orders, hypothesis and closest
+        with its own references): matches, n-gram totals, empty orders, hypothesis and closest
         reference lengths add over units; the order and the smoothing are the scored run's,
-        read from its ``signature`` as :meth:`_add` reads a part's. nltk's method5/method7 also
+        read from its signature as :meth:`_add` reads a part's. nltk's method5/method7 also
         read the 5-gram precision of the corpus's last item: the last unit a row holds. None
         for the per-item reductions (:attr:`item_mean`)."""
         if not self._pooled():
             return None
-        fields = signature_fields(signature)
+        fields = signature_fields(units.signature)
         n, smoothing = int(fields["n"]), fields["smooth"]
         tok = options_tokenizer(self.options)
-        hyps = tok.tokenize_many(list(units))
-        r_toks = [tok.tokenize_many(list(r)) for r in references]
+        hyps = tok.tokenize_many(list(units.texts))
+        r_toks = [tok.tokenize_many(list(r)) for r in units.references]
         need5 = smoothing in ("method5", "method7")
         rows = []
         for h, rs in zip(hyps, r_toks):
             st = segment_stats(h, rs, n)
             p5 = last_segment_p5([h], [rs]) if need5 else (0, 0)
             rows.append([*st.matches, *st.totals, *st.empty, st.hyp_len, st.ref_len, *p5])
-        stats = np.array(rows, dtype=float).reshape(len(units), 3 * n + 4)
+        stats = np.array(rows, dtype=float).reshape(len(units.texts), 3 * n + 4)
 
         def finish(sums: np.ndarray, held: np.ndarray) -> np.ndarray:
             last = held.shape[1] - 1 - np.argmax(held[:, ::-1], axis=1)  # the row's last unit

@@ -27,7 +27,7 @@ from ..constants import DEFAULT_TOKENIZER
 from ..errors import InputError
 from ..lexical.gem import is_punctuation
 from ..results import CORPUS, Score, make_signature
-from ..state import PADDED_SUM, DeclaredState, SummedStats
+from ..state import PADDED_SUM, DeclaredState, SummedStats, Units
 from ..text.prepared import Prepared
 from ..text.tokenizers import Tokenizer, get_tokenizer
 from .multiref import check_references
@@ -144,22 +144,14 @@ class LocalRecallState(DeclaredState):
         self.recalled = np.zeros(1, dtype=np.int64)
         self.to_recall = np.zeros(1, dtype=np.int64)
 
-    def unit_statistics(
-        self,
-        units: Sequence[str],
-        *,
-        references: Sequence[Sequence[str]] = (),
-        signature: str = "",
-        shared: dict | None = None,
-    ) -> SummedStats:
-        """This metric on weighted sums of units (one response each, ``references`` its own):
+    def unit_statistics(self, units: Units) -> SummedStats:
+        """This metric on weighted sums of units (one response each, with its own references):
         the words recalled and to recall at each importance level add over units; the level
         reported is the most references of any unit a row holds."""
-        tok = self._tok
-        refs = references
-        hyps = tok.tokenize_many(list(units))
+        tok, refs = self._tok, units.references
+        hyps = tok.tokenize_many(list(units.texts))
         top = max(len(r) for r in refs)
-        stats = np.zeros((len(units), 2 * (top + 1)))
+        stats = np.zeros((len(hyps), 2 * (top + 1)))
         for u, (h, rs) in enumerate(zip(hyps, refs)):
             recalled, to_recall = level_counts([h], [list(rs)], tok)
             stats[u, : recalled.size] = recalled

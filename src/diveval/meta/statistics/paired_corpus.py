@@ -14,6 +14,7 @@ import numpy as np
 from ...errors import InputError
 from ...options import PER_ITEM_OPTIONS
 from ...results import CORPUS
+from ...state import Units
 from .reference_resampling import check_references_given, reference_resampler
 from .resampling import bootstrap_p, permutation_p, swaps
 from .systems import System, references_of
@@ -52,7 +53,7 @@ def unit_statistics(
     offered = getattr(state, "unit_statistics", None)
     if offered is None:
         return None
-    return offered(units, references=references, signature=signature, shared=shared)
+    return offered(Units(units, references, signature, shared))
 
 
 class PairCorpus:
