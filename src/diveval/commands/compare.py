@@ -52,28 +52,14 @@ def add_parser(sub):
         "from the swapped states), and Holm-adjusted p-values over all rows.",
         epilog=EPILOG,
     )
-    p.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="INPUT",
-        help="the baseline, then the candidates (what `diveval score` reads); or one file with --by",
-    )
-    add_input_flags(p, "the responses field")
-    p.add_argument(
-        "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
+    add_system_inputs(
+        p, "the baseline, then the candidates (what `diveval score` reads); or one file with --by"
     )
     p.add_argument(
         "--baseline",
         metavar="NAME",
         default=None,
         help="with --by: the baseline system (default: the first in the file)",
-    )
-    p.add_argument(
-        "--match",
-        choices=cmp.MATCHES,
-        default=None,
-        help="how prompts are paired (default: id if every record has one, else prompt, else "
-        "position)",
     )
     add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
     g = p.add_argument_group("the test")
@@ -107,12 +93,38 @@ def add_parser(sub):
         help="1: resample prompts; 2: prompts, then the responses within each (conservative; "
         "see the guide 'Comparing models')",
     )
+    add_scoring_flags(p, at_k=True)
+    return p
+
+
+def add_system_inputs(p, inputs_help: str) -> None:
+    """The inputs of a comparison of systems (compare, leaderboard): a file per system, or one
+    file and the field naming its systems, and how prompts are paired across them."""
+    from ..meta.statistics import compare_options as cmp  # the flags' declarations only
+
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help=inputs_help)
+    add_input_flags(p, "the responses field")
+    p.add_argument(
+        "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
+    )
+    p.add_argument(
+        "--match",
+        choices=cmp.MATCHES,
+        default=None,
+        help="how prompts are paired (default: id if every record has one, else prompt, else "
+        "position)",
+    )
+
+
+def add_scoring_flags(p, at_k: bool = False) -> None:
+    """How each system is scored (compare, leaderboard): the metrics' options, the record fields
+    of stored classes and quality, the models' settings, --json; ``at_k``: the --at-k flags."""
     add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
-    add_at_k_options(p)
+    if at_k:
+        add_at_k_options(p)
     add_option_flags(p, *STORED)
     add_model_options(p)
     add_json_flag(p)
-    return p
 
 
 def run(args) -> int:

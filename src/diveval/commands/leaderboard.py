@@ -7,12 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from . import add_json_flag, add_metric_flag, print_json
-from .compare import STORED, check_input_count, read_systems, system_options
+from . import add_metric_flag, print_json
+from .compare import (
+    add_scoring_flags,
+    add_system_inputs,
+    check_input_count,
+    read_systems,
+    system_options,
+)
 from .options import (
-    add_input_flags,
-    add_model_options,
-    add_option_flags,
     add_resampling_flags,
     resampling_arguments,
 )
@@ -45,23 +48,7 @@ def add_parser(sub):
         "default), the range of ranks each can take, and a compact letter display (Piepho 2004).",
         epilog=EPILOG,
     )
-    p.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="INPUT",
-        help="one file per system (what `diveval score` reads); or one file with --by",
-    )
-    add_input_flags(p, "the responses field")
-    p.add_argument(
-        "--by", metavar="FIELD", default=None, help="one file: the record field naming the system"
-    )
-    p.add_argument(
-        "--match",
-        choices=cmp.MATCHES,
-        default=None,
-        help="how prompts are paired (default: id if every record has one, else prompt, else "
-        "position)",
-    )
+    add_system_inputs(p, "one file per system (what `diveval score` reads); or one file with --by")
     add_metric_flag(p, "the metric to rank by (one)", required=True)
     g = p.add_argument_group("the test")
     g.add_argument(
@@ -88,10 +75,7 @@ def add_parser(sub):
         help="each system's interval: simultaneous (all hold together: a sup-t band) or "
         "per-system (each alone)",
     )
-    add_option_flags(p, "tokenizer", "lowercase", "vocab", "smoothing", "variant")
-    add_option_flags(p, *STORED)
-    add_model_options(p)
-    add_json_flag(p)
+    add_scoring_flags(p)
     return p
 
 
