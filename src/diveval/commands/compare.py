@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
 from ..options import PER_ITEM_OPTIONS
@@ -150,14 +150,20 @@ def run(args) -> int:
     )
     for w in result.warnings:
         print(f"diveval: warning: {w}", file=sys.stderr)
+    print_result(args, result, table)
+    return 0
+
+
+def print_result(args, result: Any, table_of: Callable[[Any], str]) -> None:
+    """A comparison's result (compare, leaderboard): with --json the inputs, the result's dict
+    and --by's field; else its table."""
     if args.json:
         out = {"inputs": list(args.inputs), **result.to_dict()}
         if args.by:
             out["by"] = args.by
         print_json(out)
     else:
-        print(table(result))
-    return 0
+        print(table_of(result))
 
 
 def system_options(args) -> dict[str, Any]:

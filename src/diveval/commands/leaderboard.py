@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from . import add_metric_flag, print_json
+from . import add_metric_flag
 from .compare import (
     add_scoring_flags,
     add_system_inputs,
     check_input_count,
+    print_result,
     read_systems,
     system_options,
 )
@@ -99,13 +100,7 @@ def run(args) -> int:
         match=match,
         **system_options(args),
     )
-    if args.json:
-        out = {"inputs": list(args.inputs), **board.to_dict()}
-        if args.by:
-            out["by"] = args.by
-        print_json(out)
-    else:
-        print(table(board))
+    print_result(args, board, table)
     return 0
 
 
