@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
+from ..io.grouping import groups_by_field
 from ..options import PER_ITEM_OPTIONS
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
@@ -199,7 +200,7 @@ def read_systems(args) -> tuple[list[System], str]:
             for line in distinct_disagreements(data, fields["classes"]):
                 print(f"diveval: warning: {line}", file=sys.stderr)
         if args.by:
-            for name, index in _groups(data, args.by).items():
+            for name, index in groups_by_field(data, args.by).items():
                 parts.append((name, data, index))
         else:
             parts.append((path, data, list(range(len(data.items)))))
@@ -226,20 +227,6 @@ def _names(paths: list[str]) -> list[str]:
     if all(short) and len(set(short)) == len(short):
         return short
     return list(paths)
-
-
-def _groups(data, by: str) -> dict[str, list[int]]:
-    """{system: item indices} of one file, in the order the systems first appear."""
-    if not data.records or any(by not in r for r in data.records):
-        fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
-        raise InputError(
-            f"--by {by}: not every record has this field; they have {', '.join(fields) or 'none'}",
-            data.path,
-        )
-    groups: dict[str, list[int]] = {}
-    for i, rec in enumerate(data.records):
-        groups.setdefault(str(rec[by]), []).append(i)
-    return groups
 
 
 def _prompt_text(rec: dict) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..io.grouping import groups_by_field
 from . import add_json_flag, add_online_flag, print_json
 from .options import MODEL_FLAGS, add_input_flags, add_option_flags, metric_options
 
@@ -89,7 +90,7 @@ def run(args) -> int:
     data = read_input(args.input, args.format, args.field)
     if data.setting != "sets":
         raise InputError("rarefaction needs response sets (records with responses)", data.path)
-    groups = _groups(data, args.by)
+    groups = groups_by_field(data, args.by)
     largest = max(len(s) for s in data.items)
     from ..meta.estimation.rarefaction import default_sizes
 
@@ -136,22 +137,6 @@ def run(args) -> int:
     if args.report:
         _write_report(args, data, run)
     return 0
-
-
-def _groups(data, by: str | None) -> dict:
-    """{value of the field ``by``: record indices}; one group (None) without it."""
-    if not by:
-        return {None: list(range(len(data.items)))}
-    records = data.records or []
-    if not records or by not in records[0]:
-        fields = sorted(k for k in (records[0] if records else {}) if k != "_line")
-        raise InputError(f"no field {by!r}; the records have {', '.join(fields) or 'none'}")
-    groups: dict = {}
-    for i, rec in enumerate(records):
-        if rec.get(by) is None:
-            raise InputError(f"no {by!r} value", data.path, rec.get("_line"))
-        groups.setdefault(str(rec[by]), []).append(i)
-    return groups
 
 
 def _print_warnings(results: dict) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import InputError
+from ..io.grouping import groups_by_field
 from ..meta.defaults import DEFAULT_DRAWS
 from ..models.devices import SETTINGS_OPTIONS
 from ..scale.engine import EngineOptions
@@ -236,7 +237,7 @@ def run(args) -> int:
             num_gpus=args.num_gpus or 0,
             verbose=args.verbose,
         )
-    groups = _groups(data, args.by)
+    groups = groups_by_field(data, args.by)
     results = {}
     for name, index in groups.items():
         part = _take(data.items, index)
@@ -321,24 +322,6 @@ def _take(seq, index):
     if index == range(len(seq)):
         return seq
     return [seq[i] for i in index]
-
-
-def _groups(data, by: str | None) -> dict:
-    """{group value: item indices}; one group (None) without --by."""
-    if not by:
-        return {None: range(len(data.items))}
-    if not data.records or by not in data.records[0]:
-        fields = sorted(k for k in (data.records[0] if data.records else {}) if k != "_line")
-        raise InputError(
-            f"no field {by!r} to group by; the records have {', '.join(fields) or 'no fields'}",
-            data.path,
-        )
-    groups: dict = {}
-    for i, rec in enumerate(data.records):
-        if rec.get(by) is None:
-            raise InputError(f"no {by!r} value", data.path, rec.get("_line"))
-        groups.setdefault(str(rec[by]), []).append(i)
-    return groups
 
 
 def print_skipped(results: dict, data, groups: dict) -> None:
