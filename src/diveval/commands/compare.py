@@ -22,7 +22,6 @@ from .options import (
 )
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    from ..meta.statistics.compare_results import Comparison
     from ..meta.statistics.systems import System
 
 #: The per-item options whose flag names a record field (one entry per response), shared with
@@ -151,7 +150,9 @@ def run(args) -> int:
     )
     for w in result.warnings:
         print(f"diveval: warning: {w}", file=sys.stderr)
-    print_result(args, result, table)
+    from ..report.comparison_tables import comparison_table
+
+    print_result(args, result, comparison_table)
     return 0
 
 
@@ -314,83 +315,3 @@ def _references(v: Any) -> tuple[str, ...] | None:
     if v is None:
         return None
     return (v,) if isinstance(v, str) else tuple(v)
-
-
-def _num(v: float | None, sign: bool = False) -> str:
-    if v is None:
-        return "-"
-    return f"{v:+.4f}" if sign else f"{v:.4f}"
-
-
-def _p(v: float | None) -> str:
-    return "-" if v is None else (f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}")
-
-
-def table(result: Comparison) -> str:
-    """One table per candidate; ``*`` marks a significant difference after Holm."""
-    from ..report.tables import render_table
-
-    s = result.settings
-    m_tests = s["adjustment"].split(" over ")[-1]
-    level = 1 - s["alpha"] / max(1, int(m_tests.split()[0]))
-    blocks = []
-    for cand in result.candidates:
-        rows = [r for r in result.rows if r.candidate == cand]
-        n = rows[0].n_prompts if rows else 0
-        title = f"{cand} vs {result.baseline} (baseline), {n} prompts in common, k = {s['k']}"
-        body = []
-        for r in rows:
-            iv = (
-                f"[{_num(r.interval[0], True)}, {_num(r.interval[1], True)}]"
-                + (" ^" if r.interval_extended else "")
-                if r.interval
-                else "-"
-            )
-            body.append(
-                [
-                    r.metric + (" (lower = more diverse)" if r.direction == "lower" else ""),
-                    _num(r.baseline_value),
-                    _num(r.candidate_value),
-                    _num(r.difference, True),
-                    iv,
-                    _p(r.p_value),
-                    _p(r.p_adjusted) + (" *" if r.significant else ""),
-                    r.more_diverse or ("(not comparable)" if r.note else "no decision"),
-                ]
-            )
-        blocks.append(
-            render_table(
-                title,
-                [
-                    "metric",
-                    "baseline",
-                    "candidate",
-                    "difference",
-                    f"{level:.2%} simultaneous interval",
-                    "p",
-                    "p (Holm)",
-                    "more diverse",
-                ],
-                body,
-            )
-        )
-        blocks += [f"  {r.metric}: {r.note}" for r in rows if r.note]
-    blocks.append(
-        f"* significant at alpha {s['alpha']:g} after Holm's adjustment over {m_tests}; test: "
-        f"{s['test']}, {s['resamples']} resamples, seed {s['seed']}, levels {s['levels']}, "
-        f"prompts matched by {s['match']}.\n"
-        "'more diverse' names a system only where the test is significant.\n"
-        f"Intervals: simultaneous (Bonferroni, each at 1 - alpha/m = {level:.4g}: all {m_tests} "
-        f"hold together with {1 - s['alpha']:.0%}), so that no interval excludes 0 where the "
-        "adjusted test makes no decision; a row Holm finds significant may still reach 0 (Holm's "
-        "later steps test at more than alpha/m). The unadjusted "
-        f"{s['confidence']:.0%} interval of each test is in --json as interval_unadjusted."
-    )
-    if any(r.interval_extended for r in result.rows):
-        blocks.append(
-            "^ extended to 0: the bootstrap's interval excluded 0 where the permutation test, "
-            "adjusted, makes no decision (two procedures that disagree at the margin)."
-        )
-    sigs = {r.metric: r.signature for r in result.rows}
-    blocks += [f"{m}: {sig}" for m, sig in sigs.items()]
-    return "\n".join(blocks)

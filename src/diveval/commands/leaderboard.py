@@ -22,7 +22,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    from ..meta.statistics import leaderboard as lb
+    pass
 
 EPILOG = """examples:
   diveval leaderboard runs/*/scores.jsonl -m distinct-2 --field generations
@@ -100,42 +100,7 @@ def run(args) -> int:
         match=match,
         **system_options(args),
     )
-    print_result(args, board, table)
+    from ..report.comparison_tables import leaderboard_table
+
+    print_result(args, board, leaderboard_table)
     return 0
-
-
-def table(board: lb.Leaderboard) -> str:
-    from ..report.tables import render_table
-
-    s = board.settings
-    conf = f"{s['confidence']:.0%}"
-    which = "simultaneous" if s["intervals"].startswith("simultaneous") else "per-system"
-    body = [
-        [
-            x.rank,
-            x.system,
-            f"{x.value:.4f}",
-            f"[{x.interval[0]:.4f}, {x.interval[1]:.4f}]",
-            f"{x.rank_range[0]}-{x.rank_range[1]}",
-            x.letters,
-        ]
-        for x in board.standings
-    ]
-    arrow = "higher" if board.direction == "higher" else "lower"
-    title = (
-        f"{board.metric} ({arrow} = more diverse), {len(board.standings)} systems on "
-        f"{s['n_prompts']} prompts, k = {s['k']}"
-    )
-    cols = ["rank", "system", board.metric, f"{conf} interval ({which})", "ranks", "group"]
-    separated = sum(p.separated for p in board.pairs)
-    return "\n".join(
-        [
-            render_table(title, cols, body),
-            f"group: systems that share a letter are not significantly different (alpha "
-            f"{s['alpha']:g}, {s['adjustment']}: {separated} of {len(board.pairs)} separated); "
-            "ranks: every rank the system can take given the pairs not separated.",
-            f"intervals: {s['intervals']}; test: {s['test']}, {s['resamples']} resamples, seed "
-            f"{s['seed']}, prompts matched by {s['match']}.",
-            board.signature,
-        ]
-    )
