@@ -133,7 +133,9 @@ def run(args) -> int:
     if args.json:
         print_json(run)
     else:
-        _print_table(results, at_k)
+        from ..report.rarefaction_tables import rarefaction_table
+
+        print(rarefaction_table(results, at_k))
     if args.report:
         _write_report(args, data, run)
     return 0
@@ -148,29 +150,6 @@ def _print_warnings(results: dict) -> None:
             for w in r.warnings:
                 who = r.name if group is None else f"{group}: {r.name}"
                 print(f"diveval: warning: {who}: {w}", file=sys.stderr)
-
-
-def _number(x: float, width: int = 0) -> str:
-    """x to 3 decimals, or 'undefined' (a nan: see the warnings) in the same width."""
-    import math
-
-    return f"{x:{width}.3f}" if math.isfinite(x) else f"{'undefined':>{width}s}"
-
-
-def _print_table(results: dict, at_k: int | None) -> None:
-    where = f"at k = {at_k}" if at_k else "asymptote"
-    print(f"{'system':14s} {'measure':18s} {'observed':>9s} {where:>10s}  interval (95%)")
-    for group, rs in results.items():
-        for r in rs:
-            low, high = r.interval
-            print(
-                f"{'all' if group is None else str(group):14s} {r.name:18s} "
-                f"{r.curve.empirical:9.3f} {_number(r.value, 10)}  "
-                f"[{_number(low)}, {_number(high)}]"
-            )
-    signatures = dict.fromkeys(r.signature for rs in results.values() for r in rs)
-    for sig in signatures:
-        print(f"signature: {sig}")
 
 
 def _write_report(args, data, run: dict) -> None:

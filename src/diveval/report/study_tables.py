@@ -1,0 +1,93 @@
+"""The printed tables of the meta-evaluation studies: ``diveval meta tevet`` (Tevet & Berant's
+tests) and ``diveval meta agreement`` (their --json is the results' ``to_dict``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .tables import render_table
+
+
+def tevet_table(results: Any) -> str:
+    """One table per file, like the NLI Diversity paper's Table 2: a row per metric, the
+    correlation with the diversity parameter (and humans) with its 95% interval."""
+    blocks = []
+    note = None
+    for path, rows in results.items():
+        has_human = any(r.human is not None for r in rows)
+        has_acc = any(r.accuracy is not None for r in rows)
+        cols = ["metric", "n", "Spearman ρ (param)", "Pearson r (param)"]
+        if has_human:
+            cols += ["Spearman ρ (human)", "Pearson r (human)"]
+        if has_acc:
+            cols += ["accuracy"]
+        table = []
+        for r in rows:
+            cells = [r.metric, r.n, _cell(r.parameter["spearman"]), _cell(r.parameter["pearson"])]
+            if has_human:
+                cells += [
+                    _cell(r.human["spearman"]) if r.human else "-",
+                    _cell(r.human["pearson"]) if r.human else "-",
+                ]
+            if has_acc:
+                a = r.accuracy
+                cells.append("-" if a is None else _interval_text(a.value, a.interval))
+            table.append(cells)
+            iv = r.parameter["spearman"].interval
+            if iv is not None:
+                note = iv.describe()
+        blocks.append(render_table(os.path.basename(path), cols, table))
+        if note:
+            blocks.append(f"intervals: {note}")
+            note = None
+        sigs = [f"  {r.metric}: {r.signature}" for r in rows if r.signature]
+        if sigs:
+            blocks.append("signatures:\n" + "\n".join(sigs))
+    return "\n".join(blocks)
+
+
+def agreement_table(results: Any) -> str:
+    """One table per file: metric, family, rho [interval], OCA [interval], rank; best first."""
+    blocks = []
+    for res in results:
+        cols = ["metric", "family", "n", "Spearman ρ [95%]"]
+        if res.binary:
+            cols.append("OCA [95%]")
+        cols.append("rank")
+        order = sorted(
+            res.rows,
+            key=lambda r: (r.spearman is None, -(r.spearman or 0.0), r.metric),
+        )
+        table = []
+        for r in order:
+            if r.error:
+                cells = [r.metric, r.family, r.n or "-", f"failed: {r.error}"]
+                if res.binary:
+                    cells.append("-")
+                cells.append("-")
+            else:
+                cells = [r.metric, r.family, r.n, _interval_text(r.spearman, r.spearman_interval)]
+                if res.binary:
+                    cells.append(_interval_text(r.oca, r.oca_interval))
+                cells.append("-" if r.rank is None else r.rank)
+            table.append(cells)
+        blocks.append(render_table(os.path.basename(res.file), cols, table))
+        if res.bootstrap:
+            blocks.append(
+                f"intervals: {res.bootstrap}; rank = 1 + metrics with a higher rho by the "
+                "paired bootstrap of the difference"
+            )
+    return "\n".join(blocks)
+
+
+def _cell(c) -> str:
+    return _interval_text(c.value, c.interval)
+
+
+def _interval_text(value, interval) -> str:
+    if interval is None:
+        return f"{value:.2f}"
+    if not interval.ok:
+        return f"{value:.2f} [n/a]"
+    return f"{value:.2f} [{interval.low:.2f}, {interval.high:.2f}]"
