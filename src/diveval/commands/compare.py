@@ -3,12 +3,12 @@ baseline (the logic is :mod:`diveval.meta.statistics.compare`)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
 from ..io.grouping import groups_by_field
+from ..io.matching import as_references, auto_match, prompt_keys, prompt_text, system_names
 from ..options import PER_ITEM_OPTIONS
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
@@ -205,51 +205,13 @@ def read_systems(args) -> tuple[list[System], str]:
                 parts.append((name, data, index))
         else:
             parts.append((path, data, list(range(len(data.items)))))
-    names = _names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
-    match = args.match or _auto_match([(d, ix) for _, d, ix in parts])
+    names = system_names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
+    match = args.match or auto_match([(d, ix) for _, d, ix in parts])
     for _, data, index in parts:
         _check_at_k(data, index, getattr(args, "at_k", None))
     return [
         _system(name, data, index, match, fields) for name, (_, data, index) in zip(names, parts)
     ], match
-
-
-def _names(paths: list[str]) -> list[str]:
-    """A system's name: its file name without the ending; where two share one (runs saved as
-    ``<org>/<model>/scores.jsonl``), the paths without the folders and the file name all of them
-    share, so that the part that tells them apart names them; the paths as given if that fails."""
-    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
-    if len(set(stems)) == len(stems):
-        return stems
-    parts = [os.path.normpath(p).split(os.sep) for p in paths]
-    head = len(os.path.commonprefix(parts))
-    tail = len(os.path.commonprefix([x[::-1] for x in parts]))
-    short = ["/".join(x[head : len(x) - tail]) for x in parts]
-    if all(short) and len(set(short)) == len(short):
-        return short
-    return list(paths)
-
-
-def _prompt_text(rec: dict) -> str | None:
-    from ..report.inputs import PROMPT_FIELDS
-
-    for f in PROMPT_FIELDS:
-        v = rec.get(f)
-        if isinstance(v, str):
-            return v
-        if isinstance(v, list) and all(isinstance(x, str) for x in v):
-            return "\n".join(v)
-    return None
-
-
-def _auto_match(parts) -> str:
-    """id where every record has one, else the prompt text, else the position."""
-    recs = [data.records[i] if data.records else {} for data, index in parts for i in index]
-    if recs and all(r.get("id") is not None for r in recs):
-        return "id"
-    if recs and all(_prompt_text(r) is not None for r in recs):
-        return "prompt"
-    return "position"
 
 
 def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> System:
@@ -258,24 +220,11 @@ def _system(name: str, data, index: list[int], match: str, fields: dict[str, str
     from ..sampling.records import sampling_signature
 
     records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
-    if match == "id":
-        missing = [r.get("_line") for r in records if r.get("id") is None]
-        if missing:
-            raise InputError(f'--match id: no "id" in the record at line {missing[0]}', data.path)
-        keys = [str(r["id"]) for r in records]
-    elif match == "prompt":
-        keys = []
-        for r in records:
-            text = _prompt_text(r)
-            if text is None:
-                raise InputError("--match prompt: a record without a prompt", data.path, r["_line"])
-            keys.append(text)
-    else:
-        keys = [str(i + 1) for i in range(len(index))]
-    prompts = tuple(_prompt_text(r) for r in records) if match == "id" else None
+    keys = prompt_keys(records, match, data.path)
+    prompts = tuple(prompt_text(r) for r in records) if match == "id" else None
     references = None
     if any("references" in r for r in records):  # ref-* and MAUVE: each record's own
-        references = tuple(_references(r.get("references")) for r in records)
+        references = tuple(as_references(r.get("references")) for r in records)
     # score's reading of the per-item fields (stored classes, quality scores, log-probabilities,
     # reference groups), so that a system is scored as `score` would score its file; the
     # references travel apart, as they did before these
@@ -309,9 +258,3 @@ def _check_at_k(data, index: list[int], at_k: int | None) -> None:
         check_sizes(sets, at_k)
     except InputError as exc:
         raise locate(exc, data, index) from None
-
-
-def _references(v: Any) -> tuple[str, ...] | None:
-    if v is None:
-        return None
-    return (v,) if isinstance(v, str) else tuple(v)

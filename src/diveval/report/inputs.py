@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError
+from ..io.matching import PROMPT_FIELDS
 from ..io.numbers import is_label, number
 from ..io.readers import read_input
 from ..results import Score
 
 #: Record fields that name a set's prompt, in order of preference.
-PROMPT_FIELDS = ("prompt", "context", "query", "input", "question", "instruction")
 #: Fields that name the system when no ``--by`` says which.
 SYSTEM_FIELDS = ("system", "model")
 ALL = "all"  # the one group of a run without --by

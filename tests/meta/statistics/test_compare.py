@@ -601,13 +601,16 @@ def test_cli_reads_each_records_references(tmp_path, capsys):
 
 
 def test_files_with_one_name_are_named_by_the_folders_that_tell_them_apart():
-    from diveval.commands.compare import _names
+    from diveval.io.matching import system_names
 
-    assert _names(["runs/a.jsonl", "runs/b.jsonl"]) == ["a", "b"]
+    assert system_names(["runs/a.jsonl", "runs/b.jsonl"]) == ["a", "b"]
     saved = ["/d/curated/openai/gpt-4o/scores.jsonl", "/d/curated/meta/llama/scores.jsonl"]
-    assert _names(saved) == ["openai/gpt-4o", "meta/llama"]
-    assert _names(["x/s.jsonl", "y/s.jsonl"]) == ["x", "y"]
-    assert _names(["s.jsonl", "s.jsonl"]) == ["s.jsonl", "s.jsonl"]  # nothing tells them apart
+    assert system_names(saved) == ["openai/gpt-4o", "meta/llama"]
+    assert system_names(["x/s.jsonl", "y/s.jsonl"]) == ["x", "y"]
+    assert system_names(["s.jsonl", "s.jsonl"]) == [
+        "s.jsonl",
+        "s.jsonl",
+    ]  # nothing tells them apart
 
 
 # -- the intervals shown beside Holm's decisions -------------------------------------------------
