@@ -1,11 +1,12 @@
 """The agreement leaderboard: every metric against Tevet & Berant's labels, on every shared file.
 
-Runs ``diveval.meta.studies.agreement`` (Spearman's rho with ``label_value``, OCA on the 0/1 conTest label,
-seeded bootstrap intervals over sets, ranks from paired bootstrap differences) for every registered
-metric that applies to sets and the authors' own ``metric_*`` columns (their metrics, and the human
-score absHDS where collected) on the nine files of ``../shared/data/diversity-eval``: conTest (200
-sets of 5 human responses, content diversity 0/1) and decTest with 200 and 1,000 sets (10 model
-responses, the sampling temperature: form diversity), for resp_gen, prompt_gen and story_gen.
+Runs ``diveval.meta.studies.agreement`` (Spearman's rho with ``label_value``, OCA on the 0/1 conTest
+label, seeded bootstrap intervals over sets, ranks from paired bootstrap differences) for every
+registered metric that applies to sets and the authors' own ``metric_*`` columns (their metrics, and
+the human score absHDS where collected) on the nine files of ``../shared/data/diversity-eval``:
+conTest (200 sets of 5 human responses, content diversity 0/1) and decTest with 200 and 1,000 sets
+(10 model responses, the sampling temperature: form diversity), for resp_gen, prompt_gen and
+story_gen.
 
 It writes the numbers, never the data:
 - ``src/diveval/meta/studies/agreement.json``: every row (the package reads it for
@@ -359,7 +360,8 @@ def page(board: dict) -> str:
 
 
 def variant_note(board: dict) -> list[str]:
-    """What the rows named ``metric:key=value`` are (``diveval.meta.studies.agreement.VARIANTS``)."""
+    """What the rows named ``metric:key=value`` are
+    (``diveval.meta.studies.agreement.VARIANTS``)."""
     names = sorted({r["metric"] for f in board["files"] for r in f["rows"] if ":" in r["metric"]})
     if not names:
         return []

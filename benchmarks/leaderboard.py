@@ -1,12 +1,12 @@
 """Calibration and speed of ``diveval leaderboard``, and the NoveltyBench models' groups.
 
 Calibration (A/A): each run takes one of the twenty NoveltyBench models (in turn) and splits each
-prompt's 10 answers at random into ``--systems`` pseudo-systems of 10 / systems answers each,
-all drawn alike from that model, then ranks them with ``diveval.meta.statistics.leaderboard`` (a fresh seed
-per run). A run *separates* when Holm's adjustment over the pairs leaves any pair significant;
-under A/A the family-wise rate should be at most alpha, the tolerance the binomial's 2 sigma
-(200 runs: 0.05 + 0.031). Printed with the unadjusted per-pair rejection rate (about alpha: each
-pair's test alone is calibrated; Holm makes the family's rate at most alpha).
+prompt's 10 answers at random into ``--systems`` pseudo-systems of 10 / systems answers each, all
+drawn alike from that model, then ranks them with ``diveval.meta.statistics.leaderboard`` (a fresh
+seed per run). A run *separates* when Holm's adjustment over the pairs leaves any pair significant;
+under A/A the family-wise rate should be at most alpha, the tolerance the binomial's 2 sigma (200
+runs: 0.05 + 0.031). Printed with the unadjusted per-pair rejection rate (about alpha: each pair's
+test alone is calibrated; Holm makes the family's rate at most alpha).
 
 Groups: ``diveval leaderboard`` on the twenty models' files (all their prompts, 10 answers each),
 the metric ``--metric`` (and its ``--judge``), timed and printed as the command prints it.

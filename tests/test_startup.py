@@ -29,7 +29,8 @@ MACHINERY = (
     "diveval.lexical",
     "diveval.semantic",
     "diveval.reference",
-    "diveval.meta.statistics.compare",  # the options module (meta.statistics.compare_options) is the light one
+    # the options module (meta.statistics.compare_options) is the light one
+    "diveval.meta.statistics.compare",
     "diveval.meta.statistics.leaderboard",
     "diveval.meta.statistics.bootstrap",
     "diveval.meta.studies.agreement",

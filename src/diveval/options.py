@@ -360,11 +360,11 @@ _AT_K_ROWS = (
 
 #: k, the responses sampled per prompt, where diveval samples them: ``diveval sample --k``,
 #: :class:`diveval.sampling.runner.SamplingSettings`, the Trainer callback
-#: (:class:`diveval.integrations.transformers.DiversityCallback`) and Inspect's ``k_samples``. Not a metric option (no metric
-#: takes it): a sampling choice, declared here so the three cannot drift apart again. 10 is
-#: NoveltyBench's (Zhang et al. 2025: 10 generations per prompt, distinct_k and utility_k at
-#: k = 10): diversity grows with k (``compare`` refuses inputs whose k differ), so samples drawn
-#: with the defaults compare with the benchmark's numbers and with each other.
+#: (:class:`diveval.integrations.transformers.DiversityCallback`) and Inspect's ``k_samples``. Not a
+#: metric option (no metric takes it): a sampling choice, declared here so the three cannot drift
+#: apart again. 10 is NoveltyBench's (Zhang et al. 2025: 10 generations per prompt, distinct_k and
+#: utility_k at k = 10): diversity grows with k (``compare`` refuses inputs whose k differ), so
+#: samples drawn with the defaults compare with the benchmark's numbers and with each other.
 RESPONSES_PER_PROMPT = Option(
     "k",
     "responses per prompt (NoveltyBench's 10, so the numbers compare with its tables)",

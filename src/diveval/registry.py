@@ -148,13 +148,13 @@ class Metric:
     joined_warnings: Callable[..., list[str]] | None = None
     # The exact expectation of the metric over every K-subset of each set's responses, where a
     # closed form exists (Distinct-n: expected counts), for ``at_k`` runs
-    # (:mod:`diveval.meta.estimation.at_k`): ``at_k(sets, K, **fixed, **options) -> Score``. None: an at-K run
-    # averages seeded draws of K responses per set instead.
+    # (:mod:`diveval.meta.estimation.at_k`): ``at_k(sets, K, **fixed, **options) -> Score``. None:
+    # an at-K run averages seeded draws of K responses per set instead.
     at_k: Callable[..., Score] | None = None
-    # How a paired test (``diveval.meta.statistics.compare``) resamples a corpus value that is no function of
-    # summed per-prompt statistics: "refit" (fitted again on each resample from features computed
-    # once: MAUVE's clusters), or "" (the state decides: summed statistics, per-item means, or the
-    # metric recomputed on each resampled corpus).
+    # How a paired test (``diveval.meta.statistics.compare``) resamples a corpus value that is no
+    # function of summed per-prompt statistics: "refit" (fitted again on each resample from
+    # features computed once: MAUVE's clusters), or "" (the state decides: summed statistics,
+    # per-item means, or the metric recomputed on each resampled corpus).
     resampling: str = ""
     # What the row is, for the checks every metric runs (``tests/test_common.py`` chooses its
     # checks by these, as scikit-learn's estimator checks read tags, never by a metric's name):

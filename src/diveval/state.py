@@ -408,13 +408,13 @@ class Units:
 
 
 class SummedStats:
-    """A corpus value from weighted sums of per-unit statistics, the contract of sacrebleu's
-    paired tests: ``stats`` [units, fields] holds each unit's sufficient statistics and
-    ``finish(sums [rows, fields], held [rows, units] bool) -> values [rows]`` is the metric's
-    formula over their sums. A paired test (``diveval.meta.statistics.compare``) weighs units by how often a
-    resample draws them, or moves them between systems (a swap): one matrix product gives every
-    resample's sums. States offer it through ``unit_statistics`` (the metric's own module builds
-    it, so the formula stays there)."""
+    """A corpus value from weighted sums of per-unit statistics, the contract of sacrebleu's paired
+    tests: ``stats`` [units, fields] holds each unit's sufficient statistics and ``finish(sums
+    [rows, fields], held [rows, units] bool) -> values [rows]`` is the metric's formula over their
+    sums. A paired test (``diveval.meta.statistics.compare``) weighs units by how often a resample
+    draws them, or moves them between systems (a swap): one matrix product gives every resample's
+    sums. States offer it through ``unit_statistics`` (the metric's own module builds it, so the
+    formula stays there)."""
 
     #: Named in the signature of a paired test's row.
     tag = "corpus:summed-stats"

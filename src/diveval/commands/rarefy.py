@@ -9,7 +9,8 @@ from ..io.grouping import groups_by_field
 from . import add_json_flag, add_online_flag, print_json
 from .options import MODEL_FLAGS, add_input_flags, add_option_flags, metric_options
 
-#: the options rarefy reads itself (the others configure a measure, see ``meta.estimation.rarefaction_curves``)
+#: the options rarefy reads itself (the others configure a measure, see
+#: ``meta.estimation.rarefaction_curves``)
 OWN_OPTIONS = ("at_k", "rarefy_resamples", "rarefy_seed")
 
 EPILOG = """examples:

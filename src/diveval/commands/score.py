@@ -448,7 +448,8 @@ def _run_streamed(args) -> int:
 
 
 def _run_level(args) -> int:
-    """`--level`: each metric at one reporting level (``meta.estimation.levels``); printing only here."""
+    """`--level`: each metric at one reporting level (``meta.estimation.levels``); printing only
+    here."""
 
     from ..io.readers import locate, read_input
     from ..meta.estimation.levels import group_by_input, score_level
@@ -487,7 +488,8 @@ def _run_level(args) -> int:
 
 
 def _run_across(args) -> int:
-    """`--by SYSTEM --across`: the alpha / beta / gamma decomposition (``meta.estimation.metacommunity``)."""
+    """`--by SYSTEM --across`: the alpha / beta / gamma decomposition
+    (``meta.estimation.metacommunity``)."""
     import sys
 
     from ..context import RunContext

@@ -14,7 +14,8 @@ the ratios, E[U_K / T_K], has no closed form and differs from it by O(1/T) when 
 in length; a signature says ``estimand:ratio-of-expectations``. At K = k both are Distinct-n.
 
 The miss probability C(k - a, K) / C(k, K) is the rarefaction term of Hurlbert (1971) and of Chao
-et al. (2014, sample-based, q = 0); :mod:`diveval.meta.estimation.rarefaction` builds its curves on it.
+et al. (2014, sample-based, q = 0); :mod:`diveval.meta.estimation.rarefaction` builds its curves
+on it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """The n-gram family's per-unit sufficient statistics, laid out for resampling.
 
-A paired test (``diveval.meta.statistics.compare``) weighs units (prompts) by how often a resample draws them,
-or moves them between two systems (a swap); a corpus Distinct-n or EAD of such a weighted corpus
-is a function of two sums over units: the n-grams counted (each unit's count times its weight) and
-the distinct n-grams (the union of the drawn units' n-gram sets). :class:`NgramTable` holds what
-makes both sums one matrix product for all resamples at once; :class:`WeightedNgramValues` finishes
-them through the metric's own formula (:meth:`NgramMetricState.group_values`).
+A paired test (``diveval.meta.statistics.compare``) weighs units (prompts) by how often a resample
+draws them, or moves them between two systems (a swap); a corpus Distinct-n or EAD of such a
+weighted corpus is a function of two sums over units: the n-grams counted (each unit's count times
+its weight) and the distinct n-grams (the union of the drawn units' n-gram sets).
+:class:`NgramTable` holds what makes both sums one matrix product for all resamples at once;
+:class:`WeightedNgramValues` finishes them through the metric's own formula
+(:meth:`NgramMetricState.group_values`).
 """
 
 from __future__ import annotations

@@ -70,8 +70,8 @@ ACROSS_PAIRS_SHOWN = 10
 
 
 def across_table(result: Any, title: str) -> str:
-    """The alpha / beta / gamma decomposition (``meta.estimation.metacommunity.AcrossSystems``): one row per
-    measure with its interval, then how alike the systems are (the systems x systems similarity,
+    """The alpha / beta / gamma decomposition (``meta.estimation.metacommunity.AcrossSystems``): one
+    row per measure with its interval, then how alike the systems are (the systems x systems similarity,
     or, past ``ACROSS_MATRIX_UP_TO`` systems, the most alike pairs), what the similarity makes of
     the numbers, and the signature."""
     meaning = {

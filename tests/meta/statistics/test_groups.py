@@ -1,5 +1,5 @@
-"""Compact letter display and rank ranges (diveval.meta.statistics.groups): cases checked by hand, and the
-display's defining property on random relations."""
+"""Compact letter display and rank ranges (diveval.meta.statistics.groups): cases checked by hand,
+and the display's defining property on random relations."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""diveval.meta.statistics.resampling, the draws, p-values and intervals every paired test and bootstrap
-shares, against independent implementations: scipy's permutation test, statsmodels' Holm, numpy's
-quantiles; and its rules for degenerate resamples."""
+"""diveval.meta.statistics.resampling, the draws, p-values and intervals every paired test and
+bootstrap shares, against independent implementations: scipy's permutation test, statsmodels' Holm,
+numpy's quantiles; and its rules for degenerate resamples."""
 
 from __future__ import annotations
 

@@ -1,1 +1,2 @@
-"""Estimation beyond the observed sets: rarefaction and extrapolation, alpha/beta/gamma diversity, scores at K, levels of diversity."""
+"""Estimation beyond the observed sets: rarefaction and extrapolation, alpha / beta / gamma
+diversity across systems, scores at K, the levels of diversity."""

@@ -133,8 +133,8 @@ def score_at_k(
 ) -> Scores:
     """Every metric of ``metrics`` (default: the sets defaults) at ``at_k`` responses per set
     (module docstring). The rarefaction measures are not metrics: see
-    :func:`diveval.meta.estimation.rarefaction_curves.rarefy`, which extrapolates past a set's size. ``models``: the
-    model settings the caller resolved (None: resolved here from ``options``), as
+    :func:`diveval.meta.estimation.rarefaction_curves.rarefy`, which extrapolates past a set's size.
+    ``models``: the model settings the caller resolved (None: resolved here from ``options``), as
     :func:`diveval.scale.local.score` takes them."""
     setting, items = as_setting(data)
     if setting != SETS:

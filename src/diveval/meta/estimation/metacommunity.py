@@ -222,7 +222,8 @@ def across_systems(
 ) -> AcrossSystems:
     """Alpha, beta, gamma of the systems' answers, per prompt and overall.
 
-    groups: {prompt: {system: responses}} (``meta.estimation.levels.group_by_input`` builds it from records);
+    groups: {prompt: {system: responses}} (``meta.estimation.levels.group_by_input`` builds it
+    from records);
     similarity: ``cosine`` (default), ``exact``, or any of ``pair_similarity.SIMILARITIES``;
     model_options: the embedding / NLI model settings the similarity takes.
     """

@@ -1,5 +1,6 @@
 """Rarefaction and extrapolation of a system's sets: "at k = 50 this model would show about X
-distinct answers" (Chao et al. 2014; the estimators are in :mod:`diveval.meta.estimation.rarefaction`).
+distinct answers" (Chao et al. 2014; the estimators are in
+:mod:`diveval.meta.estimation.rarefaction`).
 
 Measures (``measure=``):
 
@@ -17,9 +18,9 @@ The curve of a system is the mean over its sets at each size m (rarefied below a
 extrapolated above it), with Chao et al.'s bootstrap interval of that mean; ``at_k`` reads it at
 one size. Every choice is in the signature.
 
-Reported numbers keep to their feasible range (:func:`diveval.meta.estimation.rarefaction.feasible`: each
-estimate and bound of classes in [1, m], and D_0 >= D_1 >= D_2 among the orders computed together;
-n-gram counts at least 0, as m responses may hold many more than m n-grams); a number
+Reported numbers keep to their feasible range (:func:`diveval.meta.estimation.rarefaction.feasible`:
+each estimate and bound of classes in [1, m], and D_0 >= D_1 >= D_2 among the orders computed
+together; n-gram counts at least 0, as m responses may hold many more than m n-grams); a number
 moved there, an extrapolation past twice a set's size (the limit Chao et al. 2014 and iNEXT give),
 an estimate past a set's size from sets with singletons but no doubletons (Chao1's bias-corrected
 form), and an undefined q = 2 asymptote (reported as nan, None in JSON) each come with a warning in

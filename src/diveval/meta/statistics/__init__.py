@@ -1,1 +1,2 @@
-"""Statistics that know no metric: resampling, bootstrap intervals, Holm, the paired tests of compare and the leaderboard."""
+"""Statistics that know no metric: resampling, bootstrap intervals, Holm, compact letter groups,
+and the paired tests of compare and the leaderboard built on them."""

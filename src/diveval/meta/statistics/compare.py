@@ -147,8 +147,9 @@ def compare(
     :class:`System` objects; the baseline is ``baseline`` or the first. metrics: registry names
     (default: the lexical defaults of the inputs' setting). options: metric options (tokenizer,
     lowercase, vocab, ...), the same for every system. at_k: every system's sets scored at K
-    responses each (``meta.estimation.at_k``: exact expectations where they exist, else seeded draws), so
-    systems sampled with different k compare; without it, inputs whose k differ are refused.
+    responses each (``meta.estimation.at_k``: exact expectations where they exist, else seeded
+    draws), so systems sampled with different k compare; without it, inputs whose k differ are
+    refused.
     references (an option): each prompt's references for ref-* and MAUVE, ``{prompt id:
     references}`` or one list per item of every system, for systems that hold none of their
     own. refit_resamples: the resamples (and swaps) of metrics refitted on each (MAUVE).

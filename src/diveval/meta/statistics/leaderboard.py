@@ -166,8 +166,9 @@ def leaderboard(
     match: str = "id",
     **options: Any,
 ) -> Leaderboard:
-    """Rank ``systems`` (``{name: {prompt id: set}}`` or :class:`~diveval.meta.statistics.compare.System`
-    objects, as :func:`~diveval.meta.statistics.compare.compare` takes) on one metric (see the module
+    """Rank ``systems`` (``{name: {prompt id: set}}`` or
+    :class:`~diveval.meta.statistics.compare.System` objects, as
+    :func:`~diveval.meta.statistics.compare.compare` takes) on one metric (see the module
     docstring). n_resamples: None takes :func:`default_resamples`.
 
     >>> same = {f"p{i}": ["a b", "a b"] for i in range(12)}

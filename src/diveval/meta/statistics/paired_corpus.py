@@ -1,8 +1,9 @@
 """Corpus-level paired tests: a corpus metric (one number over all prompts) has no per-prompt
 values to difference, so each resampled or swapped corpus is scored as a weight vector over the
-pair's 2n answers (the baseline's, then the candidate's), through the per-unit statistics its state
-offers (``unit_statistics``), its references (:mod:`diveval.meta.statistics.reference_resampling`), or, where
-neither applies, by scoring the weighted corpus again (:func:`recomputed`).
+pair's 2n answers (the baseline's, then the candidate's), through the per-unit statistics its
+state offers (``unit_statistics``), its references
+(:mod:`diveval.meta.statistics.reference_resampling`), or, where neither applies, by scoring the
+weighted corpus again (:func:`recomputed`).
 """
 
 from __future__ import annotations

@@ -1,1 +1,2 @@
-"""Meta-evaluation studies: agreement with people, Tevet & Berant's tests, length bias, correlations."""
+"""Meta-evaluation studies: agreement with people, Tevet & Berant's tests, length bias,
+correlations."""

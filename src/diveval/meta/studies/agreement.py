@@ -1,7 +1,7 @@
 """Which metric agrees with people: Tevet & Berant's (2021) test run for every metric at once.
 
-Input: their CSV format (``meta.studies.tevet``): a response set per row in ``resp_0..resp_k`` and the
-diversity parameter ``label_value`` (conTest: 0/1, sets written with low or high *content*
+Input: their CSV format (``meta.studies.tevet``): a response set per row in ``resp_0..resp_k`` and
+the diversity parameter ``label_value`` (conTest: 0/1, sets written with low or high *content*
 diversity; decTest: the sampling temperature, *form* diversity), with the authors' own ``metric_*``
 columns (their metrics' per-set values and, where collected, the human score
 ``metric_abs_hds_mean``).
@@ -17,8 +17,8 @@ For every metric (a registered one, computed on each row's set, or a ``metric_*`
   so a metric that runs the wrong way scores below 0.5 instead of being flipped into a good one;
 - a seeded **percentile bootstrap** interval of each, over sets: ``n_resamples`` resamples of the
   rows with replacement, the same row indices for every metric of a file. The OCA's interval is
-  that of the rule fitted on all rows, evaluated on each resample (as ``meta.studies.tevet`` does: refitting
-  the threshold on every resample measures an optimistically biased statistic);
+  that of the rule fitted on all rows, evaluated on each resample (as ``meta.studies.tevet`` does:
+  refitting the threshold on every resample measures an optimistically biased statistic);
 - **which metric beats which**: the paired bootstrap of the difference in rho between two metrics
   (Koehn 2004): because every metric is resampled with the same indices, the difference's resampled
   values are the differences of the two metrics' resampled rhos. "A beats B" is said only when the
