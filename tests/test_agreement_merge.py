@@ -74,7 +74,7 @@ def test_the_published_page_states_method_and_command_not_circumstances():
         assert circumstance not in text, circumstance
     # a row without a rank is said to be one, with the command that ranks it; a metric the
     # files cannot measure is said once with its reason, not as a failed row per file
-    board = json.loads((ROOT / "src" / "diveval" / "meta" / "agreement.json").read_text())
+    board = json.loads(bench.JSON_OUT.read_text())
     for name in bench.unranked(board):
         assert f"--merge -m {name}`" in text
     skipped = bench.not_measured(board)
