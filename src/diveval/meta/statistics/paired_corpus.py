@@ -12,11 +12,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...errors import InputError
 from ...options import PER_ITEM_OPTIONS
 from ...results import CORPUS
 from ...state import Units
-from .reference_resampling import check_references_given, reference_resampler
+from .reference_resampling import (
+    check_references_given,
+    refit_resampler,
+    refitted,
+    state_or_none,
+)
 from .resampling import bootstrap_p, permutation_p, swaps
 from .systems import System, references_of
 
@@ -47,11 +51,7 @@ def unit_statistics(
     The state's capability decides, never the metric's name or class; ``shared`` lets the rows of
     one pair share their tables; ``references`` (one list per unit) and the scored run's
     ``signature`` are for the metrics that read them."""
-    try:
-        state = metric.make_state(options)
-    except InputError:
-        return None
-    offered = getattr(state, "unit_statistics", None)
+    offered = getattr(state_or_none(metric, options), "unit_statistics", None)
     if offered is None:
         return None
     return offered(Units(units, references, signature, shared))
@@ -91,15 +91,17 @@ class PairCorpus:
         # units 0..n-1 the baseline's, n..2n-1 the candidate's: a resample or a swap is a weight
         # vector over the 2n units; the rows of the pair share their tables
         refs = [references_of(base, i) for i in bi] + [references_of(cand, j) for j in ci]
-        summed = by_refs = None
+        # what scores a weighted corpus: the state's summed statistics, else a refit (MAUVE),
+        # else (None) the metric recomputed on each corpus
+        resampler = None
         if setting == CORPUS:
             if "references" in m.options:
                 check_references_given(m, refs)
-            summed = unit_statistics(m, options, units, self.tables, refs, base_signature)
-            if summed is None:
-                by_refs = reference_resampler(m, options, units, refs)
+            resampler = unit_statistics(m, options, units, self.tables, refs, base_signature)
+            if resampler is None:
+                resampler = refit_resampler(m, options, units, refs)
         per_item = [o for o in PER_ITEM_OPTIONS if o in m.options]
-        if summed is None and by_refs is None and (setting != CORPUS or per_item):
+        if resampler is None and (setting != CORPUS or per_item):
             why = (
                 f"its {', '.join(per_item)} belong to each response and are not resampled"
                 if setting == CORPUS
@@ -109,19 +111,12 @@ class PairCorpus:
             return None
         signature = head["signature"]
         n_draws = n_resamples
-        if by_refs is not None and by_refs[1] == "corpus:refit":
+        if resampler is not None and refitted(m):
             n_draws = min(run.refit_resamples, n_resamples)
             signature = signature.replace(f"|B:{n_resamples}|", f"|B:{n_draws}|")
             head["resamples"] = n_draws
         cw = self._weights(n_draws)
-        if by_refs is not None:
-            resampler, tag = by_refs
-            signature += f"|{tag}"
-
-            def value(name: str) -> np.ndarray:
-                return resampler.values(cw[name][0])
-
-        elif summed is None:
+        if resampler is None:
             # a corpus metric whose state does not add up over prompts (corpus Self-BLEU: each
             # response against all the others): recomputed on every resampled or swapped
             # corpus, through the registry, as sacrebleu's paired bootstrap recomputes BLEU
@@ -131,11 +126,11 @@ class PairCorpus:
                 return recomputed(m, units, cw[name][0], options)
 
         else:
-            if summed.tag:
-                signature += f"|{summed.tag}"
+            if resampler.tag:
+                signature += f"|{resampler.tag}"
 
             def value(name: str) -> np.ndarray:
-                return summed.values(cw[name][0], name)
+                return resampler.values(cw[name][0], name)
 
         values = (float(value("observed-baseline")[0]), float(value("observed-cand")[0]))
         observed = values[1] - values[0]

@@ -29,18 +29,23 @@ import numpy as np
 from ...errors import InputError
 from ...reference.mauve import MauveRefit
 
-Units = Sequence[str]
+Texts = Sequence[str]
 References = Sequence[Sequence[str]]
+
+
+def state_or_none(metric: Any, options: Mapping[str, Any]) -> Any | None:
+    """The metric's state under ``options``, or None where it has none for them (the paired
+    tests then read no capability of it)."""
+    try:
+        return metric.make_state(options)
+    except InputError:
+        return None
 
 
 def per_item_mean(metric: Any, options: Mapping[str, Any]) -> bool:
     """Whether a corpus metric's value is the mean of independent per-item values, so that its
     per-prompt values may be differenced prompt by prompt: its state says so (``item_mean``)."""
-    try:
-        state = metric.make_state(options)
-    except InputError:
-        return False
-    return bool(getattr(state, "item_mean", False))
+    return bool(getattr(state_or_none(metric, options), "item_mean", False))
 
 
 def check_references_given(metric: Any, refs: Sequence[Any]) -> None:
@@ -56,7 +61,10 @@ class MauveResampler:
     """MAUVE of each weighted corpus: the units' responses as the model texts, their references
     (pooled, repeats kept) as the human texts; features once per unique text."""
 
-    def __init__(self, units: Units, refs: References, options: Mapping[str, Any]):
+    #: Named in the signature of a paired test's row.
+    tag = "corpus:refit"
+
+    def __init__(self, units: Texts, refs: References, options: Mapping[str, Any]):
         refit_options = ("batch_size", "device", "cache_dir", "precision")
         self.refit = MauveRefit(
             [*units, *(r for rs in refs for r in rs)],
@@ -66,7 +74,9 @@ class MauveResampler:
         self.model_rows = self.refit.rows(units)
         self.human_rows = [self.refit.rows(list(rs)) for rs in refs]
 
-    def values(self, weights: np.ndarray) -> np.ndarray:
+    def values(self, weights: np.ndarray, name: str | None = None) -> np.ndarray:
+        """MAUVE of each row of ``weights`` [rows, units] (``name``: unused, as
+        :meth:`diveval.state.SummedStats.values`)."""
         w = np.asarray(weights, dtype=np.int64)
         out = np.empty(w.shape[0])
         with self.refit.quiet():
@@ -82,12 +92,11 @@ def refitted(metric: Any) -> bool:
     return getattr(metric, "resampling", "") == "refit"
 
 
-def reference_resampler(
-    metric: Any, options: Mapping[str, Any], units: Units, refs: Sequence[Any]
-) -> tuple[Any, str] | None:
-    """(a resampler with ``values(weights)``, its signature tag) for a corpus metric that is
-    refitted on every resample (its row declares ``resampling="refit"``: MAUVE), else None."""
+def refit_resampler(
+    metric: Any, options: Mapping[str, Any], units: Texts, refs: Sequence[Any]
+) -> MauveResampler | None:
+    """The resampler of a corpus metric that reads references and is refitted on every resample
+    (its row declares ``resampling="refit"``: MAUVE), else None."""
     if "references" not in metric.options or not refitted(metric):
         return None
-    check_references_given(metric, refs)
-    return MauveResampler(units, refs, options), "corpus:refit"
+    return MauveResampler(units, refs, options)
