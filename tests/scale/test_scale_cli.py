@@ -61,8 +61,14 @@ def test_streamed_scores_equal_the_in_memory_ones(capsys, examples_dir):
             ["-m", "self-bleu", "--stream-memory", "1G"],
             "covers the metrics whose row names a one-pass",
         ),
-        (["--shard", "0/2", "--state", "x", "--items", "i.csv"], "go with a whole run"),
-        (["--stream-memory", "1G", "--by", "system"], "go with a whole run"),
+        (
+            ["--shard", "0/2", "--state", "x", "--items", "i.csv"],
+            "--items FILE goes with a whole run: not with --shard",
+        ),
+        (
+            ["--stream-memory", "1G", "--by", "system"],
+            "--by goes with a whole run or --across: not with --stream-memory",
+        ),
     ],
 )
 def test_bad_scale_arguments_exit_2_with_one_line(capsys, examples_dir, argv, message):

@@ -124,3 +124,16 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
     return str(v)
+
+
+def level_lines(results: Sequence[Any], title: str) -> str:
+    """The scores of one reporting level (``meta.estimation.levels``), a line each under
+    ``title``: value, interval, direction and signature."""
+    lines = [title]
+    for r in results:
+        iv = r.interval
+        lines.append(
+            f"{r.metric:24s} {r.value:.4f}  [{iv.low:.4f}, {iv.high:.4f}] "
+            f"({iv.confidence:.0%}; {r.direction} = more diverse)  {r.signature}"
+        )
+    return "\n".join(lines)

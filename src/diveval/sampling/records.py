@@ -24,7 +24,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ..errors import InputError
 from ..io.formats import LINES, detect
-from ..io.readers import read_records, read_text
+from ..io.readers import has_field, read_records, read_text
 
 #: Keys the output records own; an input field of the same name is replaced.
 OWN_KEYS = ("prompt", "model", "responses", "sampling", "usage", "logprobs", "token_logprobs")
@@ -169,3 +169,20 @@ def with_sampling(signature: str, part: Optional[str]) -> str:
         return signature
     head, sep, version = signature.rpartition("|")
     return f"{head}|{part}|{version}" if sep else f"{signature}|{part}"
+
+
+def add_sampling(results: Any, records: Sequence[dict[str, Any]]) -> Any:
+    """Scores computed from records that ``diveval sample`` wrote, each signature naming the
+    records' sampling settings (protocol, temperature, top_p, max_tokens, seed, model).
+    ``results``: a mapping of name to Score (changed in place) or a list of Scores (a new list);
+    returned as they are when no record carries settings."""
+    if not has_field(records, "sampling"):
+        return results
+    part = sampling_signature(records)
+    if part is None:
+        return results
+    if isinstance(results, list):
+        return [replace(r, signature=with_sampling(r.signature, part)) for r in results]
+    for name, score in list(results.items()):
+        results[name] = replace(score, signature=with_sampling(score.signature, part))
+    return results
