@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import pytest
 
+from diveval.constants import TEVET_TOKENIZER
 from diveval.options import OPTION
 from diveval.registry import Metric, all_metrics, implemented_by
 from diveval.results import Score
@@ -67,6 +68,92 @@ def test_a_registry_wrapper_names_the_function_it_calls(row: Metric) -> None:
     above reaches the implementation's defaults."""
     if row.compute.__module__.endswith(".register"):
         assert row.implementation is not row.compute, row.compute.__qualname__
+
+
+def _public_functions() -> list[tuple[str, Callable[..., Any]]]:
+    import diveval
+
+    out = []
+    for name in diveval.__all__:
+        obj = getattr(diveval, name)
+        if callable(obj) and not inspect.isclass(obj):
+            out.append((name, obj))
+    return out
+
+
+#: public functions whose parameter of an option's name is their own: Tevet & Berant's tests
+#: reproduce their columns with their tokenizer (the constant their command reads too); NLI
+#: Diversity's variant is the paper's scoring (Baseline), not ROUGE's ``variant`` option
+OWN_DEFAULTS = {
+    ("tevet_test", "tokenizer"): TEVET_TOKENIZER,
+    ("nli_diversity", "variant"): "baseline",
+}
+
+
+def _allowed_defaults(fn: Callable[..., Any], option: str) -> set[Any]:
+    """The defaults a function may give ``option``: the option's default for each metric the
+    function computes (``reduction`` is multi for ref-bleu-*), else the option's default."""
+    rows = [r for r in ROWS if option in r.options and fn in _functions(r)]
+    if not rows:
+        return {OPTION[option].default}
+    return {r.option_default(option) for r in rows}
+
+
+def public_disagreements(name: str, fn: Callable[..., Any]) -> list[str]:
+    """Each keyword default of ``fn`` (public as ``name``) named like an option that is neither
+    the option's default nor the function's own, as OWN_DEFAULTS says."""
+    wrong = []
+    for param in inspect.signature(fn).parameters.values():
+        if param.name not in OPTION or param.default in (inspect.Parameter.empty, None):
+            continue
+        own = OWN_DEFAULTS.get((name, param.name))
+        allowed = {own} if own is not None else _allowed_defaults(fn, param.name)
+        if param.default not in allowed:
+            wrong.append(f"{name}({param.name}={param.default!r}), option: {sorted(allowed)}")
+    return wrong
+
+
+@pytest.mark.parametrize(
+    "name, fn", _public_functions(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_every_public_function_defaults_to_the_options(name: str, fn: Callable[..., Any]) -> None:
+    assert public_disagreements(name, fn) == []
+
+
+def test_the_public_check_finds_a_default_of_its_own() -> None:
+    def tokenized(data: Any, tokenizer: str = "13a", lowercase: bool = False) -> None: ...
+
+    assert public_disagreements("tokenized", tokenized) == [
+        "tokenized(tokenizer='13a'), option: ['whitespace']"
+    ]
+
+
+def test_the_public_functions_were_read() -> None:
+    names = {name for name, _ in _public_functions()}
+    assert {"score", "distinct", "ead", "self_bleu", "nli_diversity", "tevet_test"} <= names
+
+
+STATE_ROWS = [row for row in ROWS if row.state is not None]
+
+
+@pytest.mark.parametrize("row", STATE_ROWS, ids=lambda m: m.name)
+def test_a_fresh_state_holds_the_option_defaults(row: Metric) -> None:
+    """A state made without options keeps each option it holds at the option's default, or
+    unset (None: resolved as the function resolves it), so a sharded or streamed run computes
+    what one call does."""
+    state = row.make_state({})
+    held = {name: getattr(state, name) for name in row.options if hasattr(state, name)}
+    wrong = {
+        name: value
+        for name, value in held.items()
+        if value is not None and value != row.option_default(name)
+    }
+    assert wrong == {}
+
+
+def test_the_state_check_reads_the_options_states_hold() -> None:
+    held = [r.name for r in STATE_ROWS if hasattr(r.make_state({}), "tokenizer")]
+    assert {"distinct-2", "self-bleu", "entropy-1", "ref-local-recall"} <= set(held)
 
 
 def test_the_check_finds_a_wrapper_default_that_disagrees() -> None:

@@ -14,6 +14,10 @@ DEFAULT_TOKENIZER = WHITESPACE
 #: BLEU's smoothing unless told otherwise (Self-BLEU's: nltk's ``SmoothingFunction().method1``).
 DEFAULT_SMOOTHING = "method1"
 
+#: Tevet & Berant's tokenizer, with which their distinct-n and cosine columns are reproduced: the
+#: default of their tests (``meta tevet``, ``meta agreement``) and of the presets tuned on them.
+TEVET_TOKENIZER = "tevet"
+
 #: BERT's vocabulary size (bert-base-uncased): EAD's V unless told otherwise, and the v of the EAD
 #: paper's designated distribution (:mod:`diveval.meta.studies.length_bias`).
 BERT_VOCAB_SIZE = 30522

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, runtime
 
 import numpy as np
 
+from ..constants import TEVET_TOKENIZER
 from ..errors import InputError
 from ..models.resolve import resolve_embedder
 from ..registry import get_metric
@@ -136,7 +137,7 @@ PRESETS: dict[str, Preset] = {
         "avg-distinct",
         "avg-distinct",
         0.98,
-        options={"tokenizer": "tevet"},
+        options={"tokenizer": TEVET_TOKENIZER},
         note="averaged distinct-1..5 above 0.98, Tevet tokenizer",
     ),
     # Sent-BERT diversity = minus the mean pairwise cosine; the paper's -0.179 is the 90th

@@ -4,9 +4,11 @@ command's flags). Each method imports its own from here, so a default is still w
 
 from __future__ import annotations
 
+from .. import constants
+
 #: :mod:`diveval.meta.estimation.levels`: seeded draws averaged by the per-input / across-input
 #: levels.
 DEFAULT_DRAWS = 10
-#: :mod:`diveval.meta.studies.agreement`: Tevet & Berant's tokenizer, with which their distinct-n
-#: and cosine columns are reproduced (``meta tevet``, ``meta agreement``).
-TEVET_TOKENIZER = "tevet"
+#: :mod:`diveval.meta.studies.agreement` and ``tevet``: Tevet & Berant's tokenizer (declared with
+#: the shared values, since generation's presets read it too).
+TEVET_TOKENIZER = constants.TEVET_TOKENIZER

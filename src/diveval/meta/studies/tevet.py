@@ -36,6 +36,7 @@ from ...errors import InputError
 from ...io.readers import InputData, read_input
 from ...registry import get_metric
 from ...scale.local import score
+from ..defaults import TEVET_TOKENIZER
 from ..statistics.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, Interval, bootstrap
 from .correlate import Correlation, as_numbers, correlate
 
@@ -147,7 +148,7 @@ def resolve_metric(name: str, records: Sequence[dict]) -> tuple[str, str | None]
 def tevet_test(
     data: Any,
     metrics: Sequence[str],
-    tokenizer: str = "tevet",
+    tokenizer: str = TEVET_TOKENIZER,
     lowercase: bool = False,
     n_resamples: int | None = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
