@@ -62,21 +62,12 @@ def add_parser(sub):
         help="with --by: the baseline system (default: the first in the file)",
     )
     add_metric_flag(p, "a metric name (repeatable); default: the lexical metrics")
-    g = p.add_argument_group("the test")
-    g.add_argument(
-        "--test",
-        choices=cmp.TESTS,
-        default=cmp.DEFAULT_TEST,
-        help="the p-value: paired permutation (swaps of the answers to a prompt; exact under A/A) "
-        "or the paired bootstrap (on DailyDialog++ A/A runs it rejects corpus EAD too often)",
-    )
-    add_resampling_flags(
-        g,
-        resamples_help="resamples",
-        seed_help="seed of every resample",
-        resamples=cmp.DEFAULT_RESAMPLES,
-        confidence=cmp.DEFAULT_CONFIDENCE,
-        seed=cmp.DEFAULT_SEED,
+    g = add_test_group(
+        p,
+        "the p-value: paired permutation (swaps of the answers to a prompt; exact under A/A) or "
+        "the paired bootstrap (on DailyDialog++ A/A runs it rejects corpus EAD too often)",
+        "resamples",
+        cmp.DEFAULT_RESAMPLES,
     )
     g.add_argument(
         "--refit-resamples",
@@ -114,6 +105,25 @@ def add_system_inputs(p, inputs_help: str) -> None:
         help="how prompts are paired (default: id if every record has one, else prompt, else "
         "position)",
     )
+
+
+def add_test_group(p, test_help: str, resamples_help: str, resamples: int | None) -> Any:
+    """The group of the paired test of a comparison of systems (compare, leaderboard): --test
+    and the resampling flags with compare's defaults; the command adds its own flags to the
+    group it returns."""
+    from ..meta.statistics import compare_options as cmp  # the flags' declarations only
+
+    g = p.add_argument_group("the test")
+    g.add_argument("--test", choices=cmp.TESTS, default=cmp.DEFAULT_TEST, help=test_help)
+    add_resampling_flags(
+        g,
+        resamples_help=resamples_help,
+        seed_help="seed of every resample",
+        resamples=resamples,
+        confidence=cmp.DEFAULT_CONFIDENCE,
+        seed=cmp.DEFAULT_SEED,
+    )
+    return g
 
 
 def add_scoring_flags(p, at_k: bool = False) -> None:

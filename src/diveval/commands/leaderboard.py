@@ -11,15 +11,13 @@ from . import add_metric_flag
 from .compare import (
     add_scoring_flags,
     add_system_inputs,
+    add_test_group,
     check_input_count,
     print_result,
     read_systems,
     system_options,
 )
-from .options import (
-    add_resampling_flags,
-    resampling_arguments,
-)
+from .options import resampling_arguments
 
 if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
     pass
@@ -51,22 +49,13 @@ def add_parser(sub):
     )
     add_system_inputs(p, "one file per system (what `diveval score` reads); or one file with --by")
     add_metric_flag(p, "the metric to rank by (one)", required=True)
-    g = p.add_argument_group("the test")
-    g.add_argument(
-        "--test",
-        choices=cmp.TESTS,
-        default=cmp.DEFAULT_TEST,
-        help="each pair's p-value: paired permutation (sign flips of per-prompt differences) or "
-        "the paired bootstrap",
-    )
-    add_resampling_flags(
-        g,
-        resamples_help="resamples and swaps, shared by all pairs (default: 1,000, more with many "
-        "systems: twice the fewest whose smallest p-value passes Holm's first threshold)",
-        seed_help="seed of every resample",
-        resamples=None,  # None: lb.default_resamples, which grows with the pairs
-        confidence=cmp.DEFAULT_CONFIDENCE,
-        seed=cmp.DEFAULT_SEED,
+    g = add_test_group(
+        p,
+        "each pair's p-value: paired permutation (sign flips of per-prompt differences) or the "
+        "paired bootstrap",
+        "resamples and swaps, shared by all pairs (default: 1,000, more with many systems: twice "
+        "the fewest whose smallest p-value passes Holm's first threshold)",
+        None,  # None: lb.default_resamples, which grows with the pairs
     )
     g.add_argument("--alpha", type=float, default=cmp.DEFAULT_ALPHA, help="significance level")
     g.add_argument(

@@ -128,13 +128,14 @@ def add_resampling_flags(
     *,
     resamples_help: str = "bootstrap resamples",
     seed_help: str = "bootstrap seed",
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int | None = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
     seed: int = DEFAULT_SEED,
     seed_flag: str = "--seed",
 ) -> None:
     """--resamples, --confidence and --seed of a resampled interval, into group ``g``; the
-    defaults are the bootstrap's (a method with its own, as ``compare``, passes its constants).
+    defaults are the bootstrap's (a method with its own, as ``compare``, passes its constants;
+    ``resamples=None`` leaves the number to the method, as ``leaderboard``'s grows with pairs).
     ``seed_flag``: the seed's flag where a command has several seeds (its value is ``seed``)."""
     g.add_argument("--resamples", type=int, default=resamples, help=resamples_help)
     g.add_argument("--confidence", type=float, default=confidence, help="interval confidence")

@@ -171,10 +171,16 @@ def _tokens(hypotheses: Any, hyps: list, tokenizer, lowercase) -> tuple[list[lis
 
 
 def _score(
-    name: str, items: np.ndarray, value: float | None, sig: dict, details: dict | None = None
+    name: str, items: np.ndarray, value: float | None, sig: dict, refs: list[list[str]]
 ) -> Score:
-    details = dict(details or {})
-    details["sentence_mean"] = float(items.mean())
+    """A reference metric's Score: ``value`` (None: the mean of the items), with the numbers of
+    references per item and the sentence mean in its details."""
+    n = [len(r) for r in refs]
+    details = {
+        "references_per_item_mean": float(np.mean(n)),
+        "references_per_item_max": int(max(n)),
+        "sentence_mean": float(items.mean()),
+    }
     return Score(
         name,
         float(items.mean()) if value is None else value,
@@ -185,9 +191,11 @@ def _score(
     )
 
 
-def _ref_counts(refs: list[list[str]]) -> dict:
-    n = [len(r) for r in refs]
-    return {"references_per_item_mean": float(np.mean(n)), "references_per_item_max": int(max(n))}
+def _reduced(
+    name: str, per_ref: list[np.ndarray], reduction: str, sig: dict, refs: list[list[str]]
+) -> Score:
+    """The Score of per-reference values reduced over each item's references (max or mean)."""
+    return _score(name, _reduce(per_ref, reduction), None, sig, refs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -274,7 +282,7 @@ def bleu(
             items = _reduce(per_ref, reduction)
             value = None
     sig = {"n": n, "refs": reduction, "smooth": smoothing, **tok.signature}
-    return _score(f"ref-bleu-{n}", items, value, sig, _ref_counts(refs))
+    return _score(f"ref-bleu-{n}", items, value, sig, refs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -339,7 +347,7 @@ def rouge_l(
                 _per_reference(h_t, refs, lambda h, r: _nlgeval_rouge_l(h, [r.split(" ")])), "mean"
             )
         sig = {"variant": "nlg-eval", "beta": 1.2, "refs": reduction, "tok": "space"}
-        return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
+        return _score("ref-rouge-l", items, None, sig, refs)
     if variant != "rouge-score":
         raise InputError(f"unknown ROUGE-L variant {variant!r}; choose rouge-score or nlg-eval")
     try:
@@ -352,9 +360,8 @@ def rouge_l(
     per_ref = _per_reference(
         hyps, refs, lambda h, r: getattr(scorer.score(r, h)["rougeL"], measure)
     )
-    items = _reduce(per_ref, reduction)
     sig = {"measure": measure, "refs": reduction, "tok": "rouge-score", "stem": use_stemmer}
-    return _score("ref-rouge-l", items, None, sig, _ref_counts(refs))
+    return _reduced("ref-rouge-l", per_ref, reduction, sig, refs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -388,7 +395,6 @@ def meteor(
         r_toks,
         lambda h, r: single_meteor_score(r, h, wordnet=wn, alpha=alpha, beta=beta, gamma=gamma),
     )
-    items = _reduce(per_ref, reduction)
     sig = {
         "refs": reduction,
         "alpha": alpha,
@@ -397,7 +403,7 @@ def meteor(
         "wn": wn_name,
         **tok.signature,
     }
-    return _score("ref-meteor", items, None, sig, _ref_counts(refs))
+    return _reduced("ref-meteor", per_ref, reduction, sig, refs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -446,9 +452,9 @@ def embedding_average(
         return 0.0 if h is None or b is None else float(np.dot(h, b))
 
     h_vecs = [avg(t) for t in h_toks]
-    items = _reduce(_per_reference(h_vecs, refs, pair), reduction)
+    per_ref = _per_reference(h_vecs, refs, pair)
     sig = {"refs": reduction, "vectors": wv.name, "fp": wv.fingerprint, **tok.signature}
-    return _score("ref-embedding-average", items, None, sig, _ref_counts(refs))
+    return _reduced("ref-embedding-average", per_ref, reduction, sig, refs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -498,8 +504,7 @@ def _bertscore(hyps, refs, reduction, model, layer, settings: ModelSettings) -> 
     for label, t in (("P", P), ("R", R), ("F", F)):
         vals = t.detach().cpu().numpy().astype(float)
         per_ref = [vals[bounds[i] : bounds[i + 1]] for i in range(len(refs))]
-        items = _reduce(per_ref, reduction)
-        out[label] = _score(f"ref-bertscore-{label.lower()}", items, None, sig, _ref_counts(refs))
+        out[label] = _reduced(f"ref-bertscore-{label.lower()}", per_ref, reduction, sig, refs)
     return out
 
 
