@@ -4,8 +4,6 @@ logic is :mod:`diveval.meta.statistics.leaderboard` and :mod:`diveval.meta.stati
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import InputError
 from . import add_metric_flag
 from .compare import (
@@ -18,9 +16,6 @@ from .compare import (
     system_options,
 )
 from .options import resampling_arguments
-
-if TYPE_CHECKING:  # the method is imported where a run needs it: the parser needs no numpy
-    pass
 
 EPILOG = """examples:
   diveval leaderboard runs/*/scores.jsonl -m distinct-2 --field generations
