@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..models.devices import SETTINGS_OPTIONS
 from . import print_json
 from .options import metric_options, resampling_arguments
 from .score_modes import Mode
@@ -39,6 +38,7 @@ def run(args: Any) -> int:
     from ..io.readers import read_input
     from ..meta.estimation.levels import group_by_input
     from ..meta.estimation.metacommunity import across_systems
+    from ..models.devices import SETTINGS_OPTIONS
     from ..report.tables import across_table
 
     if not args.by:

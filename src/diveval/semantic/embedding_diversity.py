@@ -25,21 +25,12 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
-def embed_texts(
-    texts: list[str],
-    model: Any = None,
-    *,
-    batch_size: Optional[int] = None,
-    device: Optional[str] = None,
-    cache_dir: Optional[str] = None,
-    precision: Optional[str] = None,
-):
+def embed_texts(texts: list[str], model: Any = None, **settings: Any):
     """(embeddings [n, d] float32, the cached embedder) with each unique text encoded once.
-    model: the run's embedder (then the keywords stay unset), a name or folder, or None."""
-    settings = resolve_settings(
-        device=device, batch_size=batch_size, cache_dir=cache_dir, precision=precision
-    )
-    emb = embedder_for(model, settings)
+    model: the run's embedder (then no settings are given), a name or folder, or None. settings:
+    the model settings of a model named here (device, batch_size, precision, cache_dir, threads),
+    resolved as every run's are (``models.devices.resolve_settings``)."""
+    emb = embedder_for(model, resolve_settings(**settings))
     return emb.encode(texts), emb
 
 
