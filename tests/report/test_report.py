@@ -215,7 +215,7 @@ def test_a_sets_run_without_the_scored_file_still_ranks_its_sets(study, tmp_path
 
 
 def test_equivalence_classes_colour_the_responses_of_a_set():
-    from diveval.commands.report import build_report
+    from diveval.meta.studies.report_figures import build_report
     from diveval.report.html import render
     from diveval.report.svg import colour
 

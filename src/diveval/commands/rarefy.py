@@ -157,7 +157,7 @@ def _write_report(args, data, run: dict) -> None:
     import os
     import sys
 
-    from .report import build_report, write_report
+    from ..meta.studies.report_figures import build_report, write_report
 
     text_key = "responses"
     records = [

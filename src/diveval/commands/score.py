@@ -174,9 +174,9 @@ def _write_report(args, data, groups: dict, results: dict) -> None:
     import os
     import sys
 
+    from ..meta.studies.report_figures import build_report, write_report
     from ..report.inputs import scored_records
     from ..report.tables import scores_to_json
-    from .report import build_report, write_report
 
     bodies = {
         "all" if g is None else g: json.loads(scores_to_json(r, {"items": len(groups[g])}, True))
