@@ -7,8 +7,6 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
-from ..io.grouping import groups_by_field
-from ..io.matching import as_references, auto_match, prompt_keys, prompt_text, system_names
 from ..options import PER_ITEM_OPTIONS
 from . import add_json_flag, add_metric_flag, print_json
 from .options import (
@@ -194,77 +192,21 @@ def check_input_count(args, too_few: str) -> None:
 
 
 def read_systems(args) -> tuple[list[System], str]:
-    """The systems of ``args.inputs`` (one per file, or one per ``--by`` group of one file) and
-    how their prompts are matched: what `compare` and `leaderboard` read alike. The fields that
-    --classes and --quality name are read and checked as `score` reads them, one entry per
-    response, and each system holds its records' values."""
-    from ..io.readers import distinct_disagreements, read_input
+    """The systems of ``args.inputs`` and how their prompts are matched
+    (``meta.statistics.systems.read_systems``), what it says about the inputs printed on
+    stderr: what `compare` and `leaderboard` read alike."""
+    from ..meta.statistics.systems import read_systems as read
 
-    fields = {k: getattr(args, k) for k in STORED if getattr(args, k, None)}
-    parts: list[tuple[str, Any, list[int]]] = []
-    for path in args.inputs:
-        data = read_input(path, args.format, args.field, per_response=list(fields.values()))
-        note = data.skipped_note()
-        if note:
-            print(f"diveval: note: {note}", file=sys.stderr)
-        if "classes" in fields:
-            for line in distinct_disagreements(data, fields["classes"]):
-                print(f"diveval: warning: {line}", file=sys.stderr)
-        if args.by:
-            for name, index in groups_by_field(data, args.by).items():
-                parts.append((name, data, index))
-        else:
-            parts.append((path, data, list(range(len(data.items)))))
-    names = system_names([n for n, _, _ in parts]) if not args.by else [n for n, _, _ in parts]
-    match = args.match or auto_match([(d, ix) for _, d, ix in parts])
-    for _, data, index in parts:
-        _check_at_k(data, index, getattr(args, "at_k", None))
-    return [
-        _system(name, data, index, match, fields) for name, (_, data, index) in zip(names, parts)
-    ], match
-
-
-def _system(name: str, data, index: list[int], match: str, fields: dict[str, str]) -> System:
-    from ..io.readers import per_item_fields
-    from ..meta.statistics.systems import System
-    from ..sampling.records import sampling_signature
-
-    records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
-    keys = prompt_keys(records, match, data.path)
-    prompts = tuple(prompt_text(r) for r in records) if match == "id" else None
-    references = None
-    if any("references" in r for r in records):  # ref-* and MAUVE: each record's own
-        references = tuple(as_references(r.get("references")) for r in records)
-    # score's reading of the per-item fields (stored classes, quality scores, log-probabilities,
-    # reference groups), so that a system is scored as `score` would score its file; the
-    # references travel apart, as they did before these
-    stored = per_item_fields(dict(fields), records)
-    per_item = {k: tuple(v) for k, v in stored.items() if k != "references"}
-    try:
-        return System(
-            name,
-            tuple(keys),
-            [data.items[i] for i in index],
-            prompts,
-            sampling_signature(records),
-            references,
-            per_item,
-        )
-    except InputError as exc:
-        # the system's own name (this path, or its stem) starts the message: the path says it
-        raise InputError(exc.problem.removeprefix(f"{name}: "), data.path) from None
-
-
-def _check_at_k(data, index: list[int], at_k: int | None) -> None:
-    """A set smaller than --at-k, refused here where its file and line are known (the systems
-    that reach :func:`compare` hold neither)."""
-    from ..io.readers import locate
-    from ..meta.estimation.at_k import check_sizes
-
-    sets = [data.items[i] for i in index]
-    if at_k is None or not sets or not isinstance(sets[0], list):
-        return  # no --at-k, or a corpus: compare refuses --at-k on a corpus itself
-    try:
-        check_sizes(sets, at_k)
-    except InputError as exc:
-        raise locate(exc, data, index) from None
+    stored = {k: getattr(args, k) for k in STORED if getattr(args, k, None)}
+    systems, match, notes = read(
+        args.inputs,
+        by=args.by,
+        fmt=args.format,
+        field_name=args.field,
+        stored=stored,
+        match=args.match,
+        at_k=getattr(args, "at_k", None),
+    )
+    for line in notes:
+        print(line, file=sys.stderr)
+    return systems, match

@@ -83,17 +83,13 @@ def read_scored_input(args: argparse.Namespace) -> Any:
     """The input as a whole run and a shard read it: the stored classes and quality scores read
     with the responses; the sets left out, and the classes that disagree with their records'
     ``distinct``, said on stderr."""
-    from ..io.readers import distinct_disagreements, read_input
+    from ..io.readers import read_input, reading_notes
     from ..pairs import parse_size
 
     if args.memory_budget is not None:
         parse_size(args.memory_budget)  # a bad size is refused before the input is read
     stored = [f for f in (args.classes, args.quality) if f]
     data = read_input(args.input, args.format, args.field, per_response=stored)
-    note = data.skipped_note()
-    if note:
-        print(f"diveval: note: {note}", file=sys.stderr)
-    if args.classes:
-        for line in distinct_disagreements(data, args.classes):
-            print(f"diveval: warning: {line}", file=sys.stderr)
+    for line in reading_notes(data, args.classes):
+        print(line, file=sys.stderr)
     return data

@@ -582,6 +582,17 @@ def per_item_fields(options: dict, records: Sequence) -> dict:
 SHOWN_DISAGREEMENTS = 5
 
 
+def reading_notes(data: InputData, classes: str | None = None) -> list[str]:
+    """What a run says on stderr about an input it read, a line each: the empty responses it
+    left out (a note) and, with the field of stored ``classes``, the records whose ``distinct``
+    disagrees with them (warnings)."""
+    note = data.skipped_note()
+    out = [f"diveval: note: {note}"] if note else []
+    if classes:
+        out += [f"diveval: warning: {line}" for line in distinct_disagreements(data, classes)]
+    return out
+
+
 def distinct_disagreements(data, field: str) -> list[str]:
     """One line per record whose ``distinct`` disagrees with the classes in ``field`` (the first
     ``SHOWN_DISAGREEMENTS``, then how many more): NoveltyBench stores distinct as the highest

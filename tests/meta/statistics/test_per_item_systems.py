@@ -86,3 +86,28 @@ def test_a_per_item_field_of_the_wrong_length_is_one_line(tmp_path, capsys):
 def test_a_system_refuses_per_item_values_not_one_per_item():
     with pytest.raises(InputError, match="s: 1 entries of classes for 2 items"):
         System("s", ("p1", "p2"), [["a"], ["b"]], per_item={"classes": ([0],)})
+
+
+def test_reading_systems_returns_what_it_would_say(tmp_path, capsys):
+    """The library reads and says nothing itself: the empty responses left out and the records
+    whose distinct disagrees with their classes come back as lines for the command to print."""
+    from diveval.meta.statistics.systems import read_systems
+
+    rows = [
+        {"id": "p1", "responses": ["a b", "a b"], "partition": [0, 0], "distinct": 0},
+        {"id": "p2", "responses": ["c", "d"], "partition": [0, 1], "distinct": 0},
+    ]
+    a = _write(tmp_path / "a.jsonl", rows)
+    b = _write(tmp_path / "b.jsonl", rows)
+    systems, match, notes = read_systems([a, b], stored={"classes": "partition"})
+    assert capsys.readouterr() == ("", "")
+    assert [s.name for s in systems] == ["a", "b"] and match == "id"
+    assert systems[0].per_item["classes"] == ([0, 0], [0, 1])
+    assert [n.split(":")[:3] for n in notes] == [["diveval", " warning", f" {a}"]] + [
+        ["diveval", " warning", f" {b}"]
+    ]
+    assert f'{a}:2: "distinct" is 0, but "partition" has 2 classes' in notes[0]
+    rows[0]["responses"] = ["a b", ""]
+    c = _write(tmp_path / "c.jsonl", rows)
+    _, _, notes = read_systems([c, b])
+    assert notes == [f"diveval: note: {c}: skipped 1 empty response (line 1)"]

@@ -9,8 +9,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from ...errors import InputError
+from ...io.grouping import groups_by_field
+from ...io.matching import as_references, auto_match, prompt_keys, prompt_text, system_names
+from ...io.readers import InputData, locate, per_item_fields, read_input, reading_notes
 from ...options import PER_ITEM_OPTIONS
 from ...results import CORPUS, SETS
+from ...sampling.records import sampling_signature
+from ..estimation.at_k import check_sizes
 
 
 @dataclass(frozen=True)
@@ -186,3 +191,81 @@ def ordered_systems(
 
 def shown_ids(ids: list[str]) -> str:
     return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+
+
+def read_systems(
+    paths: Sequence[str],
+    *,
+    by: str | None = None,
+    fmt: str | None = None,
+    field_name: str | None = None,
+    stored: Mapping[str, str] | None = None,
+    match: str | None = None,
+    at_k: int | None = None,
+) -> tuple[list[System], str, list[str]]:
+    """The systems of ``paths`` (one per file, or one per value of field ``by`` of one file), how
+    their prompts are matched (``match``, or the one the records allow), and the lines a run says
+    about the inputs on stderr (:func:`io.readers.reading_notes`): what `compare` and
+    `leaderboard` read alike. ``stored``: {option: field} of --classes and --quality, read and
+    checked as `score` reads them, one entry per response; each system holds its records'
+    values. A set smaller than ``at_k`` is refused here, where its file and line are known."""
+    fields = dict(stored or {})
+    notes: list[str] = []
+    parts: list[tuple[str, InputData, list[int]]] = []
+    for path in paths:
+        data = read_input(path, fmt, field_name, per_response=list(fields.values()))
+        notes += reading_notes(data, fields.get("classes"))
+        if by:
+            for name, index in groups_by_field(data, by).items():
+                parts.append((name, data, list(index)))
+        else:
+            parts.append((path, data, list(range(len(data.items)))))
+    names = [n for n, _, _ in parts] if by else system_names([n for n, _, _ in parts])
+    match = match or auto_match([(d, ix) for _, d, ix in parts])
+    for _, data, index in parts:
+        _check_at_k(data, index, at_k)
+    systems = [
+        _system(name, data, index, match, fields) for name, (_, data, index) in zip(names, parts)
+    ]
+    return systems, match, notes
+
+
+def _system(
+    name: str, data: InputData, index: list[int], match: str, fields: Mapping[str, str]
+) -> System:
+    records = [data.records[i] if data.records else {"_line": i + 1} for i in index]
+    keys = prompt_keys(records, match, data.path)
+    prompts = tuple(prompt_text(r) for r in records) if match == "id" else None
+    references = None
+    if any("references" in r for r in records):  # ref-* and MAUVE: each record's own
+        references = tuple(as_references(r.get("references")) for r in records)
+    # score's reading of the per-item fields (stored classes, quality scores, log-probabilities,
+    # reference groups), so that a system is scored as `score` would score its file; the
+    # references travel apart, as they did before these
+    per_item_values = per_item_fields(dict(fields), records)
+    per_item = {k: tuple(v) for k, v in per_item_values.items() if k != "references"}
+    try:
+        return System(
+            name,
+            tuple(keys),
+            [data.items[i] for i in index],
+            prompts,
+            sampling_signature(records),
+            references,
+            per_item,
+        )
+    except InputError as exc:
+        # the system's own name (this path, or its stem) starts the message: the path says it
+        raise InputError(exc.problem.removeprefix(f"{name}: "), data.path) from None
+
+
+def _check_at_k(data: InputData, index: list[int], at_k: int | None) -> None:
+    """A set smaller than --at-k, refused where its file and line are known (the systems that
+    reach ``compare`` hold neither)."""
+    sets = [data.items[i] for i in index]
+    if at_k is None or not sets or not isinstance(sets[0], list):
+        return  # no --at-k, or a corpus: compare refuses --at-k on a corpus itself
+    try:
+        check_sizes(sets, at_k)
+    except InputError as exc:
+        raise locate(exc, data, index) from None
