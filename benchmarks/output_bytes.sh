@@ -28,4 +28,18 @@ $D rarefy $A --measure 2-grams --json > "$OUT"/11.json 2>&1
 $D score examples/sets.jsonl -m equivalence-classes -m semantic-entropy --json > "$OUT"/12.json 2>&1
 $D compare $A $B -m distinct-1 -m ead -m self-bleu -m avg-distinct --json > "$OUT"/13.json 2>&1
 $D compare $A $B -m distinct-2 --test bootstrap --levels 2 --json > "$OUT"/14.json 2>&1
+# the kinds of run of score (text tables too), a shard pair merged, and the study commands
+$D score examples/systems.jsonl --by system --across --similarity exact --resamples 50 > "$OUT"/15.txt 2>&1
+$D score examples/sets.jsonl --shard 0/2 --state "$OUT"/s0.state > "$OUT"/16.txt 2>&1
+$D score examples/sets.jsonl --shard 1/2 --state "$OUT"/s1.state >> "$OUT"/16.txt 2>&1
+$D merge "$OUT"/s0.state "$OUT"/s1.state --json >> "$OUT"/16.txt 2>&1
+rm -f "$OUT"/s0.state "$OUT"/s1.state
+$D score examples/responses.txt --stream-memory 1G > "$OUT"/17.txt 2>&1
+$D score examples/sets.jsonl -m distinct-2 -m self-bleu --level per-input --resamples 50 > "$OUT"/18.txt 2>&1
+$D score examples/systems.jsonl --by system --summary "$OUT"/19.csv > "$OUT"/19.txt 2>&1
+$D score examples/sets.jsonl --level per-input --shard 0/2 > "$OUT"/20.txt 2>&1
+$D score examples/sets.jsonl --across --by system --at-k 2 >> "$OUT"/20.txt 2>&1
+$D correlate "$OUT"/19.csv --human human --resamples 50 > "$OUT"/21.txt 2>&1
+$D meta tevet ../shared/data/diversity-eval/conTest/con_test_200_with_hds_resp_gen.csv -m avg-distinct -m distinct-2 --resamples 50 > "$OUT"/22.txt 2>&1
+$D length-bias --lengths 5,10 --sets 2 --responses 50 > "$OUT"/23.txt 2>&1
 echo done
