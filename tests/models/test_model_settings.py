@@ -146,3 +146,52 @@ def test_the_models_package_has_no_import_circle():
 
     for module in sorted(graph):
         visit(module, [])
+
+
+def _tevet_csv(path) -> str:
+    rows = ["sample_id,context,label_value,resp_0,resp_1,resp_2"]
+    for i in range(12):
+        words = " ".join(f"w{j}" for j in range(i % 4 + 1))
+        rows.append(f"s{i},c,{i % 2}.0,a b {words},a c {i},{words} d")
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "SETS", "-m", "distinct-2", "--level", "per-input", "--resamples", "20"],
+        ["score", "SYSTEMS", "--by", "system", "--across", "--similarity", "exact"],
+        ["compare", "SYSTEMS", "--by", "system", "--match", "position", "--confidence", "0.5"],
+        ["leaderboard", "SYSTEMS", "--by", "system", "--match", "position", "-m", "distinct-1"]
+        + ["--confidence", "0.5"],
+        ["meta", "tevet", "TEVET", "-m", "distinct-2", "--resamples", "20"],
+        ["meta", "agreement", "TEVET", "-m", "distinct-2", "--resamples", "20"],
+    ],
+    ids=["level", "across", "compare", "leaderboard", "meta tevet", "meta agreement"],
+)
+def test_each_command_resolves_the_device_once(monkeypatch, capsys, tmp_path, argv):
+    """The command line resolves the model settings; every kind of run hands them on resolved,
+    so the device name is checked once, not once per system, file or metric."""
+    from diveval import cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    paths = {
+        "SETS": str(examples / "sets.jsonl"),
+        "SYSTEMS": str(examples / "systems.jsonl"),
+        "TEVET": _tevet_csv(tmp_path / "tevet.csv"),
+    }
+    calls = []
+    real = devices.check_device_name
+
+    def counting(name):
+        if name is not None:
+            calls.append(name)
+        return real(name)
+
+    monkeypatch.setattr(devices, "check_device_name", counting)
+    code = cli.main([paths.get(a, a) for a in argv] + ["--device", "cpu"])
+    err = capsys.readouterr().err
+    # it scored: done, or refused after scoring (4 prompts are too few for the paired tests)
+    assert code == 0 or "distinct-1: 4 prompts and 1000 resamples cannot reach" in err, err
+    assert calls == ["cpu"]

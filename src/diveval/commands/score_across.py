@@ -58,7 +58,7 @@ def run(args: Any) -> int:
         args.similarity,
         q=args.viewpoint,
         **resampling_arguments(args),
-        context=RunContext(progress=True),
+        context=RunContext(progress=True, models=args.models),  # as the CLI resolved them
         **options,
     )
     for warning in result.warnings:

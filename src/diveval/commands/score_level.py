@@ -59,7 +59,7 @@ def run(args: Any) -> int:
     if args.level == "cross-model":
         payload = group_by_input(data.records, data.items, args.model_field)
     options = metric_options(args)
-    context = RunContext(progress=True)
+    context = RunContext(progress=True, models=args.models)  # as the CLI resolved them
     try:
         results = [
             score_level(

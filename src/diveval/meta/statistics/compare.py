@@ -66,6 +66,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ...errors import InputError
+from ...models.devices import ModelSettings, resolve_settings
 from ...registry import default_metrics, get_metric
 from ...results import CORPUS, SETS
 from ...scale.local import score
@@ -139,6 +140,7 @@ def compare(
     at_k_draws: int | None = None,
     at_k_seed: int | None = None,
     refit_resamples: int = DEFAULT_REFIT_RESAMPLES,
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> Comparison:
     """Compare every candidate with the baseline on every metric (see the module docstring).
@@ -153,6 +155,8 @@ def compare(
     references (an option): each prompt's references for ref-* and MAUVE, ``{prompt id:
     references}`` or one list per item of every system, for systems that hold none of their
     own. refit_resamples: the resamples (and swaps) of metrics refitted on each (MAUVE).
+    models: the model settings the caller resolved (None: resolved here from ``options``), for
+    every system's scoring.
 
     >>> a = {f"p{i}": ["a b", "a b"] for i in range(12)}
     >>> b = {f"p{i}": ["a b", "c d"] for i in range(12)}
@@ -190,6 +194,7 @@ def compare(
         seed=seed,
         levels=levels,
         options={k: v for k, v in options.items() if v is not None},
+        models=models if models is not None else resolve_settings(options),
         # None: the defaults, where a metric undefined on the input is skipped
         asked=list(metrics) if metrics is not None else None,
         at_k={"at_k": at_k, "at_k_draws": at_k_draws, "at_k_seed": at_k_seed},
@@ -317,6 +322,7 @@ class _Run:
     seed: int
     levels: int
     options: dict[str, Any]
+    models: ModelSettings
     asked: list[str] | None
     at_k: dict[str, Any]
     scored: dict[str, Any] = field(default_factory=dict)
@@ -324,9 +330,9 @@ class _Run:
 
     def _scored_sets(self, items: list, options: Mapping[str, Any]) -> Any:
         if self.at_k["at_k"] is None:
-            return score(items, self.asked, **options)
+            return score(items, self.asked, models=self.models, **options)
         # the per-item values go along, so that at-k refuses what it cannot draw with the sets
-        return score_at_k(items, self.asked, **self.at_k, **options)
+        return score_at_k(items, self.asked, **self.at_k, models=self.models, **options)
 
     def score_all(self, ordered: Sequence[System]) -> None:
         """Every system scored once, on all of its prompts, each item with its own per-item

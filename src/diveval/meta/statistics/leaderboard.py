@@ -34,6 +34,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ...errors import InputError
+from ...models.devices import ModelSettings, resolve_settings
 from ...registry import get_metric
 from ...results import CORPUS
 from ...scale.local import score
@@ -164,12 +165,14 @@ def leaderboard(
     confidence: float = cmp.DEFAULT_CONFIDENCE,
     intervals: str = DEFAULT_INTERVALS,
     match: str = "id",
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> Leaderboard:
     """Rank ``systems`` (``{name: {prompt id: set}}`` or
     :class:`~diveval.meta.statistics.compare.System` objects, as
     :func:`~diveval.meta.statistics.compare.compare` takes) on one metric (see the module
-    docstring). n_resamples: None takes :func:`default_resamples`.
+    docstring). n_resamples: None takes :func:`default_resamples`. models: the model settings
+    the caller resolved (None: resolved here from ``options``).
 
     >>> same = {f"p{i}": ["a b", "a b"] for i in range(12)}
     >>> new = {f"p{i}": ["a b", "c d"] for i in range(12)}
@@ -203,7 +206,12 @@ def leaderboard(
     options = {k: v for k, v in options.items() if v is not None}
     # each system's items with their own references and per-item values (stored classes...);
     # resamples and swaps then move per-prompt values, which carry them
-    scored = {s.name: score(s.items, [metric], **item_options(s, options))[metric] for s in ordered}
+    if models is None:
+        models = resolve_settings(options)
+    scored = {
+        s.name: score(s.items, [metric], models=models, **item_options(s, options))[metric]
+        for s in ordered
+    }
     _per_prompt(scored, metric, setting, options)
     row = get_metric(metric)
     # V [n, m]: the systems' per-prompt values, each column in the first system's prompt order

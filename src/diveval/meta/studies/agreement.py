@@ -45,6 +45,7 @@ from ... import catalog
 from ...context import RunContext
 from ...errors import InputError
 from ...io.readers import InputData
+from ...models.devices import ModelSettings, resolve_settings
 from ...progress import track
 from ...registry import all_metrics, check_options, get_metric
 from ...scale.local import score_metric
@@ -357,6 +358,7 @@ def agreement(
     lowercase: bool = False,
     progress: bool = False,
     context: Any = None,
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> Agreement:
     """Spearman, OCA, intervals and ranks of ``metrics`` on one Tevet & Berant CSV.
@@ -367,6 +369,8 @@ def agreement(
     n_resamples: bootstrap resamples of the sets (None or 0: no intervals, no ranks).
     context: a ``RunContext`` to share tokenized sets between calls (each file makes its own
         otherwise); model scores are shared through the process-wide score caches anyway.
+    models: the model settings the caller resolved (None: the context's, or resolved from
+        ``options``).
     options: passed to the registered metrics (nli_model, embedding_model, cache_dir, ...).
     """
     inp, labels = _read(data)
@@ -379,7 +383,9 @@ def agreement(
         if n_resamples
         else None
     )
-    ctx = context if context is not None else RunContext(progress=progress)
+    if models is None:
+        models = resolve_settings(options)
+    ctx = context if context is not None else RunContext(progress=progress, models=models)
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
     for name, kind, _ in chosen:
         if kind == "registry":

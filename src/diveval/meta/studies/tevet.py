@@ -34,6 +34,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...io.readers import InputData, read_input
+from ...models.devices import ModelSettings
 from ...registry import get_metric
 from ...scale.local import score
 from ..defaults import TEVET_TOKENIZER
@@ -157,6 +158,7 @@ def tevet_test(
     seed: int | None = 0,
     decimals: int | None = None,
     progress: bool = False,
+    models: ModelSettings | None = None,
     **options: Any,
 ) -> list[TevetRow]:
     """Run the tests for each metric on one Tevet & Berant CSV (a path or ``InputData``).
@@ -166,6 +168,7 @@ def tevet_test(
     decimals: round computed per-row values before correlating, as the authors' published
         ``metric_*`` columns are (3 decimals); None (default) keeps full precision. Rounding makes
         ties, which moves Spearman in the third decimal.
+    models: the model settings the caller resolved (None: resolved from ``options``).
     options: passed to registry metrics (vocab, nli_model, embedding_model, ...).
     """
     inp, labels, human = _read_tevet_file(data, metrics)
@@ -186,6 +189,7 @@ def tevet_test(
             tokenizer=tokenizer,
             lowercase=lowercase,
             progress=progress,
+            models=models,
             **options,
         )
     binary = _is_binary(labels[np.isfinite(labels)])
