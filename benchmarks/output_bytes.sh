@@ -42,4 +42,6 @@ $D score examples/sets.jsonl --across --by system --at-k 2 >> "$OUT"/20.txt 2>&1
 $D correlate "$OUT"/19.csv --human human --resamples 50 > "$OUT"/21.txt 2>&1
 $D meta tevet ../shared/data/diversity-eval/conTest/con_test_200_with_hds_resp_gen.csv -m avg-distinct -m distinct-2 --resamples 50 > "$OUT"/22.txt 2>&1
 $D length-bias --lengths 5,10 --sets 2 --responses 50 > "$OUT"/23.txt 2>&1
+# the folder's own name, which the shard and correlate lines print, as OUT: two runs compare
+sed -i "s|$OUT|OUT|g" "$OUT"/*.txt
 echo done
