@@ -1,10 +1,11 @@
 """The printed tables of the meta-evaluation studies: ``diveval meta tevet`` (Tevet & Berant's
-tests) and ``diveval meta agreement`` (their --json is the results' ``to_dict``)."""
+tests), ``diveval meta agreement`` and ``diveval correlate`` (their --json is the results'
+``to_dict``, correlate's ``correlations_to_dict``)."""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from .tables import render_table
 
@@ -79,6 +80,45 @@ def agreement_table(results: Any) -> str:
                 "paired bootstrap of the difference"
             )
     return "\n".join(blocks)
+
+
+def correlation_table(result: Any, title: str, human: str, methods: Sequence[str]) -> str:
+    """``diveval correlate``'s tables, one per group: a row per metric, each method's coefficient
+    with its p-value and bootstrap interval (``meta.studies.correlate.correlate_columns``)."""
+    blocks = []
+    interval_note = None
+    for group, per_metric in result.items():
+        head = f"{title}: correlation with {human!r}" + (f" ({group})" if group is not None else "")
+        columns = ["metric", "n"] + [m.capitalize() for m in methods]
+        table_rows = []
+        for metric, by_method in per_metric.items():
+            cells = [metric, next(iter(by_method.values())).n]
+            for m in methods:
+                c = by_method[m]
+                cell = f"{c.value:.2f} ({_p_text(c.p_value, c.p_method)})"
+                if c.interval is not None:
+                    cell += f" [{_nan_or_2f(c.interval.low)}, {_nan_or_2f(c.interval.high)}]"
+                    interval_note = c.interval.describe()
+                cells.append(cell)
+            table_rows.append(cells)
+        blocks.append(render_table(head, columns, table_rows))
+    if interval_note:
+        blocks.append(f"intervals: {interval_note}")
+    return "\n".join(blocks)
+
+
+def _p_text(p: float, how: str) -> str:
+    """``p=0.33 exact`` for an exact permutation p-value; a p that underflowed to 0 (only past
+    170 pairs, see ``meta.studies.correlate``) as ``p<1e-300``, never ``p=0``."""
+    if p != p:
+        return "p=nan"
+    text = "p<1e-300" if p == 0 else f"p={p:.2g}"
+    return f"{text} exact" if how == "exact" else text
+
+
+def _nan_or_2f(v: float) -> str:
+    """An interval bound to 2 decimals; a bound the bootstrap could not compute says nan."""
+    return "nan" if v != v else f"{v:.2f}"
 
 
 def _cell(c) -> str:
