@@ -91,6 +91,7 @@ def run(args) -> int:
         plot_length_bias,
     )
     from ..progress import track
+    from ..report.study_tables import length_bias_table
 
     lengths = parse_lengths(args.lengths)
     metrics = args.metrics or list(DEFAULT_METRICS)
@@ -133,59 +134,7 @@ def run(args) -> int:
             out["plot"] = args.plot
         print_json(out)
         return 0
-    print(format_runs(runs))
+    print(length_bias_table(runs))
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
-
-
-def format_runs(runs) -> str:
-    from ..report.tables import counted, render_table
-
-    blocks = []
-    for r in runs:
-        metrics = list(r.scores)
-        cols = ["length"] + (["pool"] if r.pool else []) + metrics
-        rows = [
-            [L]
-            + ([r.pool[L]] if r.pool else [])
-            + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
-            for i, L in enumerate(r.lengths)
-        ]
-        title = (
-            f"{r.source}: mean ± sd over {counted(r.n_sets, 'set')} of "
-            f"{counted(r.n_responses, 'response')}"
-        )
-        blocks.append(render_table(title, cols, rows))
-        trend_rows = []
-        for m in metrics:
-            t = r.trends[m]
-            trend_rows.append(
-                [
-                    m,
-                    f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
-                    f"{t.first:.4f} -> {t.last:.4f}",
-                    f"{t.relative_change:+.1%}",
-                ]
-            )
-        blocks.append(
-            render_table(
-                f"{r.source}: slope per token (OLS, 95% t interval)",
-                ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
-                trend_rows,
-            )
-        )
-        small = [L for L in r.lengths if r.pool and r.pool[L] < r.n_responses]
-        if small:
-            blocks.append(
-                f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
-                "which lowers both metrics): " + ", ".join(map(str, small))
-            )
-        if r.missing:
-            blocks.append(
-                "lengths skipped, too few responses in the corpus: "
-                + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing)
-            )
-        sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
-        blocks.append("signatures:\n" + sigs)
-    return "\n".join(blocks)

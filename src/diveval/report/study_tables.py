@@ -1,13 +1,13 @@
 """The printed tables of the meta-evaluation studies: ``diveval meta tevet`` (Tevet & Berant's
-tests), ``diveval meta agreement`` and ``diveval correlate`` (their --json is the results'
-``to_dict``, correlate's ``correlations_to_dict``)."""
+tests), ``diveval meta agreement``, ``diveval correlate`` and ``diveval length-bias`` (their
+--json is the results' ``to_dict``, correlate's ``correlations_to_dict``)."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, Sequence
 
-from .tables import render_table
+from .tables import counted, render_table
 
 
 def tevet_table(results: Any) -> str:
@@ -104,6 +104,58 @@ def correlation_table(result: Any, title: str, human: str, methods: Sequence[str
         blocks.append(render_table(head, columns, table_rows))
     if interval_note:
         blocks.append(f"intervals: {interval_note}")
+    return "\n".join(blocks)
+
+
+def length_bias_table(runs: Sequence[Any]) -> str:
+    """``diveval length-bias``'s tables, per run (``meta.studies.length_bias.LengthBias``):
+    each metric's mean and sd per length, its slope against length, and what the pool lacked."""
+    blocks = []
+    for r in runs:
+        metrics = list(r.scores)
+        cols = ["length"] + (["pool"] if r.pool else []) + metrics
+        rows = [
+            [L]
+            + ([r.pool[L]] if r.pool else [])
+            + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
+            for i, L in enumerate(r.lengths)
+        ]
+        title = (
+            f"{r.source}: mean ± sd over {counted(r.n_sets, 'set')} of "
+            f"{counted(r.n_responses, 'response')}"
+        )
+        blocks.append(render_table(title, cols, rows))
+        trend_rows = []
+        for m in metrics:
+            t = r.trends[m]
+            trend_rows.append(
+                [
+                    m,
+                    f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
+                    f"{t.first:.4f} -> {t.last:.4f}",
+                    f"{t.relative_change:+.1%}",
+                ]
+            )
+        blocks.append(
+            render_table(
+                f"{r.source}: slope per token (OLS, 95% t interval)",
+                ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
+                trend_rows,
+            )
+        )
+        small = [L for L in r.lengths if r.pool and r.pool[L] < r.n_responses]
+        if small:
+            blocks.append(
+                f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
+                "which lowers both metrics): " + ", ".join(map(str, small))
+            )
+        if r.missing:
+            blocks.append(
+                "lengths skipped, too few responses in the corpus: "
+                + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing)
+            )
+        sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
+        blocks.append("signatures:\n" + sigs)
     return "\n".join(blocks)
 
 
