@@ -1,5 +1,5 @@
 """The printed summaries of the runs that write records: ``diveval generate`` (threshold
-generation; its --json is the summary dict)."""
+generation) and ``diveval sample`` (their --json is the summary dict)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,33 @@ def generation_summary(summary: dict, title: str) -> str:
             rel_rows,
         )
     return text
+
+
+def sampling_summary(summary: dict, out: str) -> str:
+    """``diveval sample``'s table of ``sampling.runner.run_sampling``'s summary: the whole output
+    file (resumed prompts included), what it cost, and this run's request rate."""
+    s = summary
+    rows = [
+        ("prompts", f"{s['prompts']}" + (f" ({s['resumed']} resumed)" if s["resumed"] else "")),
+        ("responses", str(s["responses"])),
+        ("requests", str(s["requests"])),
+        ("prompt tokens", str(s["prompt_tokens"])),
+        ("completion tokens", str(s["completion_tokens"])),
+    ]
+    if s["cost_usd"] is not None:
+        rows.append(("cost (list prices)", f"${s['cost_usd']:.4f}"))
+    rows.append(("served model", ", ".join(s["served_models"]) or "-"))
+    if s["n_honoured"] is not None:
+        rows.append(("n honoured", "yes" if s["n_honoured"] else "no (one request per sample)"))
+    run = s["run"]
+    if run["requests"]:
+        rows.append(
+            (
+                "this run",
+                f"{run['requests']} requests, {run['retries']} retries, "
+                f"{run['seconds']:.1f} s, {run['requests_per_s']:.2f} requests/s",
+            )
+        )
+    return render_table(
+        f"{out}: {s['sampling']['protocol']}, k = {s['sampling']['k']}", ["", "whole file"], rows
+    )
