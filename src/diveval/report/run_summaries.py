@@ -1,5 +1,5 @@
 """The printed summaries of the runs that write records: ``diveval generate`` (threshold
-generation) and ``diveval sample`` (their --json is the summary dict)."""
+generation), ``diveval sample`` and ``diveval augment`` (their --json is the summary dict)."""
 
 from __future__ import annotations
 
@@ -104,3 +104,51 @@ def sampling_summary(summary: dict, out: str) -> str:
     return render_table(
         f"{out}: {s['sampling']['protocol']}, k = {s['sampling']['k']}", ["", "whole file"], rows
     )
+
+
+def augmentation_summary(
+    summary: dict, settings: dict, records: list[dict], seconds: tuple[float, float]
+) -> str:
+    """``diveval augment``'s table of the run (``summary``: its --json, whose ``retrieval`` is the
+    retriever's signature; ``settings``: the run settings written with the records) and the
+    first item's added references. ``seconds``: (index build, augmentation), unrounded."""
+    build_s, aug_s = seconds
+    rows = [
+        ("items", len(records)),
+        ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
+        ("items with none added", summary["items_without_additions"]),
+        ("written to", summary["out"]),
+        ("adapter", settings["adapter"]),
+    ]
+    if settings["knowledge"] is not None:
+        rows.append(("commonsense", str(settings["knowledge"])))
+    if settings["paraphrase"] is not None:
+        rows.append(("paraphrase", str(settings["paraphrase"])))
+    sig = summary["retrieval"]
+    if sig is not None:
+        rows += [
+            ("retrieval corpus", f"{sig['corpus']} ({sig['turns']} turns)"),
+            (
+                "BM25",
+                f"k1={sig['k1']} b={sig['b']} window={sig['window']} zero={sig['zero']} "
+                f"stopwords={sig['stop']}",
+            ),
+            ("index build / augmentation", f"{build_s:.1f} s / {aug_s:.1f} s"),
+        ]
+    text = render_table(f"diveval augment {summary['input']}", ["", "value"], rows)
+    first = next((r for r in records if r["added_references"]), None)
+    if first is not None:
+        ex = [
+            (
+                a["source"],
+                f"{a.get('score', 0):.2f}"
+                if a["source"] == "retrieval"
+                else a.get("relation", a["source"]),
+                a["text"],
+            )
+            for a in first["added_references"][:5]
+        ]
+        text += "\n" + render_table(
+            "first item's added references", ["source", "score / relation", "text"], ex
+        )
+    return text
