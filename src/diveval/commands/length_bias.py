@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from ..constants import BERT_VOCAB_SIZE
 from . import add_json_flag, add_metric_flag, print_json
 from .options import DEFAULT_SEED, add_option_flags, metric_options
@@ -64,26 +62,9 @@ def add_parser(sub):
     return p
 
 
-def load_corpus(spec: str) -> tuple[list[str], str]:
-    """(texts, name) from a file or the name `chitchat`."""
-    from ..errors import InputError
-
-    if spec == "chitchat" and not os.path.exists(spec):
-        try:
-            import chitchat_dataset
-        except ImportError:
-            raise InputError(
-                "--corpus chitchat needs the chitchat-dataset package "
-                "(pip install chitchat-dataset)"
-            ) from None
-        return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
-    from ..io.readers import read_responses
-
-    return read_responses(spec), os.path.basename(spec)
-
-
 def run(args) -> int:
     from ..errors import InputError
+    from ..io.readers import read_response_corpus
     from ..meta.studies.length_bias import (
         DEFAULT_METRICS,
         length_bias,
@@ -115,7 +96,7 @@ def run(args) -> int:
             )
         )
     if args.corpus:
-        texts, name = load_corpus(args.corpus)
+        texts, name = read_response_corpus(args.corpus)
         runs.append(
             length_bias(
                 texts,
