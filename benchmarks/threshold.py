@@ -132,12 +132,12 @@ def main() -> int:
         print(f"no data at {args.data}", file=sys.stderr)
         return 1
 
-    from diveval.commands.generate import summary_tables
     from diveval.generation.runner import set_relevance, summarize
     from diveval.generation.threshold import threshold_generate
     from diveval.io.contexts import read_contexts
     from diveval.models.generators import smollm2_generator
     from diveval.models.resolve import resolve_embedder
+    from diveval.report.run_summaries import generation_summary
 
     items = read_contexts(args.data)[: args.contexts]
     t = time.perf_counter()
@@ -180,7 +180,7 @@ def main() -> int:
             f"samples; whole pass {total_s:.1f} s"
         )
         print(
-            summary_tables(
+            generation_summary(
                 summarize(records),
                 f"DailyDialog++ dev, first {len(chosen)} contexts, SmolLM2-135M-Instruct, {label}",
             )

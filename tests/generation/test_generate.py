@@ -184,10 +184,10 @@ def test_dailydialog_dev_pool_run_raises_diversity(capsys):
             )
             recs.append({"id": it.id, **res.to_dict()})
         out[keep] = summarize(recs), recs
-    from diveval.commands.generate import summary_tables
+    from diveval.report.run_summaries import generation_summary
 
     for keep, (s, recs) in out.items():
-        print("\n" + summary_tables(s, f"DailyDialog++ dev[:200], pool, keep={keep}"))
+        print("\n" + generation_summary(s, f"DailyDialog++ dev[:200], pool, keep={keep}"))
         assert s["end_diversity"] > s["start_diversity"]
         assert all(r["samples"] <= 10 for r in recs)
     last, best = out["last"][1], out["best"][1]

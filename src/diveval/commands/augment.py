@@ -134,6 +134,7 @@ def run(args) -> int:
     from ..augment.commonsense import PrecomputedKnowledge
     from ..augment.pipeline import augment_to_file, read_items
     from ..errors import InputError
+    from ..report.run_summaries import augmentation_summary
 
     if args.k < 1:
         raise InputError("--k must be at least 1")
@@ -187,7 +188,7 @@ def run(args) -> int:
     if args.json:
         print(json_out.dumps(summary, indent=2))
     else:
-        print(_summary_text(args, summary, run_settings, retriever, out, (build_s, aug_s)))
+        print(augmentation_summary(summary, run_settings, out, (build_s, aug_s)))
     return 0
 
 
@@ -209,52 +210,6 @@ def _retriever(args):
         stopwords=None if args.keep_stopwords else "en",
     )
     return retriever, time.perf_counter() - t0
-
-
-def _summary_text(args, summary, run_settings, retriever, out, seconds) -> str:
-    """The run's table, and the first item's added references."""
-    from ..report.tables import render_table
-
-    build_s, aug_s = seconds
-    rows = [
-        ("items", len(out)),
-        ("added references per item (mean)", f"{summary['added_mean']:.2f}"),
-        ("items with none added", summary["items_without_additions"]),
-        ("written to", args.out),
-        ("adapter", run_settings["adapter"]),
-    ]
-    if run_settings["knowledge"] is not None:
-        rows.append(("commonsense", str(run_settings["knowledge"])))
-    if run_settings["paraphrase"] is not None:
-        rows.append(("paraphrase", str(run_settings["paraphrase"])))
-    if retriever is not None:
-        sig = retriever.signature
-        rows += [
-            ("retrieval corpus", f"{sig['corpus']} ({sig['turns']} turns)"),
-            (
-                "BM25",
-                f"k1={sig['k1']} b={sig['b']} window={sig['window']} zero={sig['zero']} "
-                f"stopwords={sig['stop']}",
-            ),
-            ("index build / augmentation", f"{build_s:.1f} s / {aug_s:.1f} s"),
-        ]
-    text = render_table(f"diveval augment {args.input}", ["", "value"], rows)
-    first = next((r for r in out if r["added_references"]), None)
-    if first is not None:
-        ex = [
-            (
-                a["source"],
-                f"{a.get('score', 0):.2f}"
-                if a["source"] == "retrieval"
-                else a.get("relation", a["source"]),
-                a["text"],
-            )
-            for a in first["added_references"][:5]
-        ]
-        text += "\n" + render_table(
-            "first item's added references", ["source", "score / relation", "text"], ex
-        )
-    return text
 
 
 def _generative_parts(args, relations):

@@ -54,6 +54,7 @@ def run(args) -> int:
     from ..io.readers import read_records
     from ..meta.studies.correlate import METHODS, correlate_columns, correlations_to_dict
     from ..progress import track
+    from ..report.study_tables import correlation_table
 
     rows = read_records(args.input)
     methods = args.methods or list(METHODS)
@@ -80,43 +81,5 @@ def run(args) -> int:
             }
         )
         return 0
-    print(format_correlations(result, args.input, args.human, methods))
+    print(correlation_table(result, args.input, args.human, methods))
     return 0
-
-
-def format_correlations(result, title: str, human: str, methods) -> str:
-    from ..report.tables import render_table
-
-    blocks = []
-    interval_note = None
-    for group, per_metric in result.items():
-        head = f"{title}: correlation with {human!r}" + (f" ({group})" if group is not None else "")
-        columns = ["metric", "n"] + [m.capitalize() for m in methods]
-        table_rows = []
-        for metric, by_method in per_metric.items():
-            cells = [metric, next(iter(by_method.values())).n]
-            for m in methods:
-                c = by_method[m]
-                cell = f"{c.value:.2f} ({_p(c.p_value, c.p_method)})"
-                if c.interval is not None:
-                    cell += f" [{_f(c.interval.low)}, {_f(c.interval.high)}]"
-                    interval_note = c.interval.describe()
-                cells.append(cell)
-            table_rows.append(cells)
-        blocks.append(render_table(head, columns, table_rows))
-    if interval_note:
-        blocks.append(f"intervals: {interval_note}")
-    return "\n".join(blocks)
-
-
-def _p(p: float, how: str) -> str:
-    """``p=0.33 exact`` for an exact permutation p-value; a p that underflowed to 0 (only past
-    170 pairs, see ``meta.studies.correlate``) as ``p<1e-300``, never ``p=0``."""
-    if p != p:
-        return "p=nan"
-    text = "p<1e-300" if p == 0 else f"p={p:.2g}"
-    return f"{text} exact" if how == "exact" else text
-
-
-def _f(v: float) -> str:
-    return "nan" if v != v else f"{v:.2f}"

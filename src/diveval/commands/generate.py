@@ -82,76 +82,6 @@ def add_parser(sub):
     return p
 
 
-def summary_tables(summary: dict, title: str) -> str:
-    from ..report.tables import counted, render_table
-
-    s = summary
-    if not s.get("contexts"):
-        return f"{title}: no contexts"
-    rows = [
-        (
-            s["metric"],
-            f"{s['threshold']:g}",
-            f"{s['start_diversity']:.4f}",
-            f"{s['end_diversity']:.4f}",
-            f"{s['change_pct']:+.1f}%" if s.get("change_pct") is not None else "-",
-            f"{s['mean_samples']:.2f}",
-            f"{100 * s['reached']:.1f}%",
-            f"{s['mean_overlap']:.2f}",
-            str(s["end_below_start"]),
-        )
-    ]
-    for k, v in s.get("report", {}).items():
-        rows.append(
-            (
-                k,
-                "",
-                f"{v['start']:.4f}",
-                f"{v['end']:.4f}",
-                f"{(v['end'] - v['start']) / abs(v['start']) * 100:+.1f}%" if v["start"] else "-",
-                "",
-                "",
-                "",
-                "",
-            )
-        )
-    text = render_table(
-        f"{title} (Table 4): {counted(s['contexts'], 'context')}",
-        [
-            "metric",
-            "threshold",
-            "starting div.",
-            "ending div.",
-            "change",
-            "mean samples",
-            "reached",
-            "overlap",
-            "end < start",
-        ],
-        rows,
-    )
-    if "relevance" in s:
-        b = s["relevance"]["bleu"]
-        rel_rows = [
-            (
-                f"BLEU-{b['max_n']} ({b['tokenizer']}, {b['smoothing']})",
-                f"{b['start']:.4f}",
-                f"{b['end']:.4f}",
-            )
-        ]
-        if "bertscore" in s["relevance"]:
-            bs = s["relevance"]["bertscore"]
-            rel_rows.append(
-                ("BERTScore F1 (max over refs)", f"{bs['start']:.4f}", f"{bs['end']:.4f}")
-            )
-        text += "\n" + render_table(
-            f"relevance (Table 5): {counted(b['contexts'], 'context')} with references",
-            ["metric", "starting set", "ending set"],
-            rel_rows,
-        )
-    return text
-
-
 def run(args) -> int:
     import sys
 
@@ -160,6 +90,7 @@ def run(args) -> int:
     from ..generation.runner import run_threshold_generation, summarize
     from ..generation.scorers import resolve_preset
     from ..io.contexts import read_contexts
+    from ..report.run_summaries import generation_summary
 
     items = read_contexts(
         args.input, [f.strip() for f in args.pool_fields.split(",") if f.strip()], args.shuffle_seed
@@ -208,7 +139,7 @@ def run(args) -> int:
     if args.json:
         print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
-        print(summary_tables(summary, args.input))
+        print(generation_summary(summary, args.input))
     return 0
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from ..constants import BERT_VOCAB_SIZE
 from . import add_json_flag, add_metric_flag, print_json
 from .options import DEFAULT_SEED, add_option_flags, metric_options
@@ -64,26 +62,9 @@ def add_parser(sub):
     return p
 
 
-def load_corpus(spec: str) -> tuple[list[str], str]:
-    """(texts, name) from a file or the name `chitchat`."""
-    from ..errors import InputError
-
-    if spec == "chitchat" and not os.path.exists(spec):
-        try:
-            import chitchat_dataset
-        except ImportError:
-            raise InputError(
-                "--corpus chitchat needs the chitchat-dataset package "
-                "(pip install chitchat-dataset)"
-            ) from None
-        return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
-    from ..io.readers import read_responses
-
-    return read_responses(spec), os.path.basename(spec)
-
-
 def run(args) -> int:
     from ..errors import InputError
+    from ..io.readers import read_response_corpus
     from ..meta.studies.length_bias import (
         DEFAULT_METRICS,
         length_bias,
@@ -91,6 +72,7 @@ def run(args) -> int:
         plot_length_bias,
     )
     from ..progress import track
+    from ..report.study_tables import length_bias_table
 
     lengths = parse_lengths(args.lengths)
     metrics = args.metrics or list(DEFAULT_METRICS)
@@ -114,7 +96,7 @@ def run(args) -> int:
             )
         )
     if args.corpus:
-        texts, name = load_corpus(args.corpus)
+        texts, name = read_response_corpus(args.corpus)
         runs.append(
             length_bias(
                 texts,
@@ -133,59 +115,7 @@ def run(args) -> int:
             out["plot"] = args.plot
         print_json(out)
         return 0
-    print(format_runs(runs))
+    print(length_bias_table(runs))
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
-
-
-def format_runs(runs) -> str:
-    from ..report.tables import counted, render_table
-
-    blocks = []
-    for r in runs:
-        metrics = list(r.scores)
-        cols = ["length"] + (["pool"] if r.pool else []) + metrics
-        rows = [
-            [L]
-            + ([r.pool[L]] if r.pool else [])
-            + [f"{r.means(m)[i]:.4f} ± {r.scores[m][i].std():.4f}" for m in metrics]
-            for i, L in enumerate(r.lengths)
-        ]
-        title = (
-            f"{r.source}: mean ± sd over {counted(r.n_sets, 'set')} of "
-            f"{counted(r.n_responses, 'response')}"
-        )
-        blocks.append(render_table(title, cols, rows))
-        trend_rows = []
-        for m in metrics:
-            t = r.trends[m]
-            trend_rows.append(
-                [
-                    m,
-                    f"{t.slope:+.5f} [{t.low:+.5f}, {t.high:+.5f}]",
-                    f"{t.first:.4f} -> {t.last:.4f}",
-                    f"{t.relative_change:+.1%}",
-                ]
-            )
-        blocks.append(
-            render_table(
-                f"{r.source}: slope per token (OLS, 95% t interval)",
-                ["metric", "slope [95% CI]", f"L={r.lengths[0]} -> L={r.lengths[-1]}", "change"],
-                trend_rows,
-            )
-        )
-        small = [L for L in r.lengths if r.pool and r.pool[L] < r.n_responses]
-        if small:
-            blocks.append(
-                f"lengths whose pool is smaller than {r.n_responses} (draws repeat responses, "
-                "which lowers both metrics): " + ", ".join(map(str, small))
-            )
-        if r.missing:
-            blocks.append(
-                "lengths skipped, too few responses in the corpus: "
-                + ", ".join(f"{L} ({r.pool.get(L, 0)})" for L in r.missing)
-            )
-        sigs = "\n".join(f"  {m}: {s}" for m, s in r.signatures.items())
-        blocks.append("signatures:\n" + sigs)
-    return "\n".join(blocks)

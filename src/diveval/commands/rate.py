@@ -232,7 +232,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def _export(args) -> int:
-    from ..rate.export import DEFAULT_METRICS, export_rows, rows_to_csv
+    from ..rate.export import DEFAULT_METRICS, export_rows, rater_row, rows_to_csv
     from ..report.tables import counted
 
     if not -1.0 <= args.min_pearson <= 1.0:
@@ -264,17 +264,6 @@ def _export(args) -> int:
         written += f" and {raters_path} ({counted(len(agg.raters), 'rater')})"
     print(f"wrote {args.output} ({counted(len(systems), 'system')}), {written}")
     return 0
-
-
-def rater_row(check) -> dict:
-    """One rater's verdict as a CSV row (Pearson empty where the filter could not compute it)."""
-    return {
-        "rater": check.rater,
-        "pearson": "" if check.pearson is None else float(check.pearson),
-        "n_sets": check.n_sets,
-        "kept": check.kept,
-        "reason": check.reason,
-    }
 
 
 def _sets_path(path: str, suffix: str = ".sets.csv") -> str:

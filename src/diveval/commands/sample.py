@@ -99,36 +99,6 @@ def add_parser(sub):
     return p
 
 
-def summary_text(summary: dict, out: str) -> str:
-    from ..report.tables import render_table
-
-    s = summary
-    rows = [
-        ("prompts", f"{s['prompts']}" + (f" ({s['resumed']} resumed)" if s["resumed"] else "")),
-        ("responses", str(s["responses"])),
-        ("requests", str(s["requests"])),
-        ("prompt tokens", str(s["prompt_tokens"])),
-        ("completion tokens", str(s["completion_tokens"])),
-    ]
-    if s["cost_usd"] is not None:
-        rows.append(("cost (list prices)", f"${s['cost_usd']:.4f}"))
-    rows.append(("served model", ", ".join(s["served_models"]) or "-"))
-    if s["n_honoured"] is not None:
-        rows.append(("n honoured", "yes" if s["n_honoured"] else "no (one request per sample)"))
-    run = s["run"]
-    if run["requests"]:
-        rows.append(
-            (
-                "this run",
-                f"{run['requests']} requests, {run['retries']} retries, "
-                f"{run['seconds']:.1f} s, {run['requests_per_s']:.2f} requests/s",
-            )
-        )
-    return render_table(
-        f"{out}: {s['sampling']['protocol']}, k = {s['sampling']['k']}", ["", "whole file"], rows
-    )
-
-
 def run(args) -> int:
     import sys
 
@@ -137,6 +107,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..models.lm_backends import load_chat, parse_spec
     from ..progress import rate_counter
+    from ..report.run_summaries import sampling_summary
     from ..sampling.records import read_prompts
     from ..sampling.runner import (
         RetryPolicy,
@@ -185,5 +156,5 @@ def run(args) -> int:
     if args.json:
         print(json_out.dumps({"input": args.input, "out": args.out, "summary": summary}, indent=2))
     else:
-        print(summary_text(summary, args.out))
+        print(sampling_summary(summary, args.out))
     return 0

@@ -511,6 +511,22 @@ def read_responses(path: str, fmt: str | None = None) -> list[str]:
     return texts
 
 
+def read_response_corpus(spec: str) -> tuple[list[str], str]:
+    """(responses, name) of a corpus (``length-bias --corpus``): a file's responses, named by its
+    base name, or every message of the chitchat-dataset package for ``chitchat`` (where no file
+    of that name is)."""
+    if spec == "chitchat" and not os.path.exists(spec):
+        try:
+            import chitchat_dataset
+        except ImportError:
+            raise InputError(
+                "--corpus chitchat needs the chitchat-dataset package "
+                "(pip install chitchat-dataset)"
+            ) from None
+        return [m for m in chitchat_dataset.MessageDataset()], "chitchat"
+    return read_responses(spec), os.path.basename(spec)
+
+
 def _read_csv(path: str, text: str, column: str | None = None, tab: bool = False) -> InputData:
     fields, rows = csv_rows(path, text, tab)
     resp_cols = sorted(

@@ -1,5 +1,6 @@
 """The study's result: human scores per system and per set, next to diveval's metrics of the same
-sets, as rows for `diveval correlate --human human`.
+sets, as rows for `diveval correlate --human human`; and the rater filter's verdict per rater, the
+rows `diveval report` shows of the filter.
 
 Bookkeeping columns start with "_" (``_ratings``, ``_sets``, ``_subset``): `correlate` skips such
 columns, so every other numeric column is a metric.
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..scale.local import score
-from .aggregate import Aggregate, aggregate
+from .aggregate import Aggregate, RaterCheck, aggregate
 from .store import Store
 from .study import Study
 
@@ -60,6 +61,17 @@ def export_rows(
         row.update({name: float(values[mine].mean()) for name, values in per_set.items()})
         system_rows.append(row)
     return system_rows, set_rows, agg
+
+
+def rater_row(check: RaterCheck) -> dict[str, Any]:
+    """One rater's verdict as a CSV row (Pearson empty where the filter could not compute it)."""
+    return {
+        "rater": check.rater,
+        "pearson": "" if check.pearson is None else float(check.pearson),
+        "n_sets": check.n_sets,
+        "kept": check.kept,
+        "reason": check.reason,
+    }
 
 
 def rows_to_csv(rows: list[dict[str, Any]]) -> str:
