@@ -24,6 +24,10 @@ GIVEN = {
     "--classes": ["--classes", "partition"],
     "--quality": ["--quality", "scores"],
     "--engine ray": ["--engine", "ray"],
+    "--address": ["--address", "auto"],
+    "--concurrency": ["--concurrency", "2"],
+    "--num-gpus": ["--num-gpus", "1"],
+    "--verbose": ["--verbose"],
 }
 # what chooses each mode on the command line
 CHOOSE = {

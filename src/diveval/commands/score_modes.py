@@ -30,6 +30,11 @@ RUN_FLAGS: dict[str, Callable[[argparse.Namespace], bool]] = {
     "--classes": lambda a: bool(a.classes),
     "--quality": lambda a: bool(a.quality),
     "--engine ray": lambda a: a.engine != "local",
+    # Ray's own flags: a whole run is the one that computes on Ray
+    "--address": lambda a: a.address is not None,
+    "--concurrency": lambda a: a.concurrency is not None,
+    "--num-gpus": lambda a: bool(a.num_gpus),
+    "--verbose": lambda a: bool(a.verbose),
 }
 
 
