@@ -16,6 +16,18 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ..errors import InputError
+from ..options import OPTION
+
+
+def _given(name: str) -> Callable[[argparse.Namespace], bool]:
+    """Whether the flag of argument ``name`` (None unless given) was given."""
+    return lambda a: getattr(a, name) is not None
+
+
+# the run flags that are metric options, by the flags their declarations give (written once)
+AT_K, AT_K_DRAWS, AT_K_SEED, CLASSES, QUALITY = (
+    OPTION[name].flags[0] for name in ("at_k", "at_k_draws", "at_k_seed", "classes", "quality")
+)
 
 #: The flags whose meaning belongs to a kind of run, each with how to tell that it was given.
 RUN_FLAGS: dict[str, Callable[[argparse.Namespace], bool]] = {
@@ -24,11 +36,11 @@ RUN_FLAGS: dict[str, Callable[[argparse.Namespace], bool]] = {
     "--items FILE": lambda a: isinstance(a.items, str),
     "--items": lambda a: a.items is True,
     "--report": lambda a: bool(a.report),
-    "--at-k": lambda a: a.at_k is not None,
-    "--at-k-draws": lambda a: a.at_k_draws is not None,
-    "--at-k-seed": lambda a: a.at_k_seed is not None,
-    "--classes": lambda a: bool(a.classes),
-    "--quality": lambda a: bool(a.quality),
+    AT_K: _given("at_k"),
+    AT_K_DRAWS: _given("at_k_draws"),
+    AT_K_SEED: _given("at_k_seed"),
+    CLASSES: lambda a: bool(a.classes),
+    QUALITY: lambda a: bool(a.quality),
     "--engine ray": lambda a: a.engine != "local",
     # Ray's own flags: a whole run is the one that computes on Ray
     "--address": lambda a: a.address is not None,

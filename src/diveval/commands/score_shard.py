@@ -7,9 +7,9 @@ from typing import Any
 
 from ..errors import InputError
 from .options import metric_options
-from .score_modes import Mode, mergeable_defaults, read_scored_input
+from .score_modes import CLASSES, QUALITY, Mode, mergeable_defaults, read_scored_input
 
-MODE = Mode("--shard", ("shard", "state"), frozenset({"--classes", "--quality"}))
+MODE = Mode("--shard", ("shard", "state"), frozenset({CLASSES, QUALITY}))
 
 
 def run(args: Any) -> int:
