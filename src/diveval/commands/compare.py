@@ -154,7 +154,7 @@ def run(args) -> int:
         levels=args.levels,
         match=match,
         refit_resamples=args.refit_resamples,
-        models=getattr(args, "models", None),  # as the CLI resolved them
+        models=args.models,  # as the CLI resolved them
         **system_options(args),
     )
     for w in result.warnings:

@@ -82,7 +82,7 @@ def run(args) -> int:
         alpha=args.alpha,
         intervals=args.intervals,
         match=match,
-        models=getattr(args, "models", None),  # as the CLI resolved them
+        models=args.models,  # as the CLI resolved them
         **system_options(args),
     )
     from ..report.comparison_tables import leaderboard_table

@@ -157,7 +157,7 @@ def run_tevet(args) -> int:
             **bootstrap_arguments(args),
             decimals=args.decimals,
             progress=True,
-            models=getattr(args, "models", None),  # as the CLI resolved them
+            models=args.models,  # as the CLI resolved them
             **options,
         ),
     )
@@ -200,7 +200,7 @@ def run_agreement(args) -> int:
                 tokenizer=args.tokenizer,
                 lowercase=args.lowercase,
                 progress=len(args.inputs) == 1,
-                models=getattr(args, "models", None),  # as the CLI resolved them
+                models=args.models,  # as the CLI resolved them
                 **options,
             ),
         ).values()

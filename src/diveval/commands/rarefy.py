@@ -97,7 +97,7 @@ def run(args) -> int:
 
     sizes = default_sizes(largest, at_k)  # one grid for every system: their curves compare
     # the model settings the CLI resolved (--device, --precision, ...) load the judge's models
-    context = RunContext(progress=True, models=getattr(args, "models", None))
+    context = RunContext(progress=True, models=args.models)
     results: dict[Any, list] = {}
     for name, index in groups.items():
         part = [data.items[i] for i in index]

@@ -157,7 +157,7 @@ def run_whole(args) -> int:
                 args.metrics,
                 engine,
                 per_item_fields(options, records),
-                getattr(args, "models", None),
+                args.models,
             )
         except InputError as exc:
             raise locate(exc, data, index) from None

@@ -383,9 +383,9 @@ def agreement(
         if n_resamples
         else None
     )
-    if models is None:
-        models = resolve_settings(options)
-    ctx = context if context is not None else RunContext(progress=progress, models=models)
+    ctx = context
+    if ctx is None:  # a context given carries its run's settings: nothing to resolve again
+        ctx = RunContext(progress, models if models is not None else resolve_settings(options))
     run_options = {"tokenizer": tokenizer, "lowercase": lowercase, **options}
     for name, kind, _ in chosen:
         if kind == "registry":

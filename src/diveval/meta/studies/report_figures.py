@@ -53,7 +53,6 @@ def build_report(
 ):
     """The Report of ``paths``, and of ``runs`` (score JSON dicts already in memory) with the
     ``records`` they scored (their ``_line`` kept) read from ``sources`` (hashed for provenance)."""
-
     if shown < 1:
         raise InputError("--show must be at least 1")
     directions = metric_directions()
@@ -93,7 +92,6 @@ def _set_metrics(c) -> list[str]:
 def _intervals(c) -> dict[tuple[str, str], tuple[float, float]]:
     """Bootstrap interval of each system's metric where it is the mean of per-set values (the
     sets setting); a pooled corpus value is not a mean of its items, so it gets none."""
-
     out = {}
     for system, rows in c.sets.items():
         for metric, value in c.systems.get(system, {}).items():
@@ -117,7 +115,6 @@ def _intervals(c) -> dict[tuple[str, str], tuple[float, float]]:
 
 def _agreement(c, metrics: list[str]):
     """Spearman between every pair of metrics over the sets of every system."""
-
     rows = [r for rs in c.sets.values() for r in rs]
     if len(metrics) < 2 or len(rows) < 3:
         return None
@@ -140,7 +137,6 @@ def _agreement(c, metrics: list[str]):
 
 def _scatters(c) -> list:
     """Metric against human score per system and per set, Pearson with its interval."""
-
     systems = list(c.systems) or []
     out = []
     for level, rows in (("system", c.human_systems), ("set", c.human_sets)):
