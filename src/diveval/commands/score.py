@@ -104,13 +104,10 @@ def add_parser(sub):
     return p
 
 
-MODES = (score_level.MODE, score_across.MODE, score_stream.MODE, score_shard.MODE)
-RUNS = {
-    score_level.MODE: score_level.run,
-    score_across.MODE: score_across.run,
-    score_stream.MODE: score_stream.run,
-    score_shard.MODE: score_shard.run,
-}
+#: the kinds of run a flag chooses, each a module with its MODE and its run(args)
+MODE_MODULES = (score_level, score_across, score_stream, score_shard)
+MODES = tuple(m.MODE for m in MODE_MODULES)
+RUNS = {m.MODE: m.run for m in MODE_MODULES}
 
 
 def run(args) -> int:
