@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from stub_nli import EntailAll
 
 import diveval
 from diveval.errors import InputError
@@ -167,18 +168,6 @@ def test_equivalence_classes_at_k_by_draws():
     s = at["equivalence-classes"]
     assert "at-k:2|at-k-by:draws|draws:10|seed:0" in s.signature
     assert np.all((s.items >= 1) & (s.items <= 2))
-
-
-class EntailAll:
-    """A stub NLI model: every pair entails both ways (an object, run as it was built)."""
-
-    name = "entail-all"
-    fingerprint = "0001"
-
-    def predict(self, premises, hypotheses):
-        out = np.zeros((len(premises), 3))
-        out[:, 2] = 1.0
-        return out
 
 
 def test_the_callers_model_settings_reach_the_at_k_path(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 from conftest import shared_path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from stub_nli import EntailAll
 
 import diveval
 from diveval.errors import InputError
@@ -287,18 +288,6 @@ def test_no_estimate_or_bound_leaves_its_range(class_sizes):
 
 
 # -- every option accepted reaches what it configures --------------------------------------------
-
-
-class EntailAll:
-    """A stub NLI model: every pair entails both ways (an object, run as it was built)."""
-
-    name = "entail-all"
-    fingerprint = "0001"
-
-    def predict(self, premises, hypotheses):
-        out = np.zeros((len(premises), 3))
-        out[:, 2] = 1.0
-        return out
 
 
 def never(a: str, b: str) -> bool:
